@@ -1,0 +1,63 @@
+"""The dragon: text → embedding → the compiled multi-head attention → maps, per-head parts, fused output."""
+
+import functools
+from dataclasses import dataclass
+
+import torch
+
+from .analyser import Analysis, analyse
+from .attention import AttentionResult, MultiHeadAttention
+from .config import HEADS, DragonConfig
+from .device import interactive_device
+from .features import embed
+from .heads import build_dragon_attention
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything the dragon computes for one text with all gates open."""
+
+    analysis: Analysis
+    x: torch.Tensor  # (T + 1, d) embedding, sink first
+    weights: torch.Tensor  # (h, T + 1, T + 1) attention, sink included
+    parts: torch.Tensor  # (h, T, d) each head's contribution to fused, visible query rows only
+
+    @property
+    def tokens(self) -> list[str]:
+        return [t.text for t in self.analysis.tokens]
+
+    def fused(self, gates: torch.Tensor) -> torch.Tensor:
+        """(T, d) fused output for gates (h,): exactly linear in the gates (no bias), so Σ g_h · part_h."""
+        return torch.einsum("h,htd->td", gates.to(self.parts), self.parts)
+
+
+class Dragon:
+    def __init__(self, config: DragonConfig = DragonConfig(), device: torch.device | None = None):
+        self.config = config
+        self.device = device or interactive_device()
+        self.attention: MultiHeadAttention = build_dragon_attention(config).to(self.device)
+        self.read = functools.lru_cache(maxsize=256)(self._read)
+
+    def forward(self, x: torch.Tensor, gates: torch.Tensor | None = None, residual: bool = True) -> AttentionResult:
+        return self.attention(x.to(self.device), gates, residual=residual)
+
+    def _read(self, text: str, lang: str = "auto") -> Reading:
+        analysis = analyse(text, lang, self.config.max_tokens)
+        x = embed(analysis.tokens, self.config.d_model, self.config.seed).to(self.device)
+        with torch.no_grad():
+            res = self.attention(x)
+            parts = torch.stack([self._head_part(res.weights, x, h) for h in range(len(HEADS))])
+        return Reading(analysis, x.cpu(), res.weights.cpu(), parts[:, 1:].cpu())
+
+    def _head_part(self, weights: torch.Tensor, x: torch.Tensor, h: int) -> torch.Tensor:
+        """Head h's output through its slice of W^O: (T + 1, d)."""
+        d, dh = self.config.d_model, self.config.d_head
+        w_in, w_o = self.attention.in_proj.weight, self.attention.out_proj.weight
+        v = x @ w_in[2 * d + h * dh : 2 * d + (h + 1) * dh].T  # (T + 1, d_head)
+        return (weights[h] @ v) @ w_o[:, h * dh : (h + 1) * dh].T  # (T + 1, d)
+
+
+@functools.cache
+def default_dragon() -> Dragon:
+    """The one shared dragon: its weights are constants, so sharing it shares no player state."""
+    return Dragon()

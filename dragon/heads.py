@@ -1,0 +1,122 @@
+"""The eight specialist heads, compiled into real W_Q/W_K/W_V/W^O weights (the Tracr recipe).
+
+Each head is a list of relations "a query token with feature A looks at key tokens with feature B,
+this strongly". A relation becomes one column of the head's W_Q and W_K, so q·k/√d_head equals
+coldness × (sum of the relations that hold). Every head also looks at the sink with strength SINK,
+so where no relation holds the head attends to the sink, whose value is zero: the head says nothing.
+"""
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .attention import MultiHeadAttention
+from .config import HEADS, DragonConfig
+from .features import FEATURES, INDEX
+from .lexicon import FIELDS
+
+SINK = 1.0  # score of the sink: a relation must beat this to be attended to
+
+
+@dataclass(frozen=True)
+class Relation:
+    query: str  # feature the query token must have
+    key: str  # feature the key token must have
+    weight: float  # score added when both hold
+
+
+R = Relation
+RELATIONS: dict[str, tuple[Relation, ...]] = {
+    # subject ↔ predicate ↔ object: arguments look at the verb, the verb at its arguments
+    "grammar": (
+        R("pos_noun", "pos_verb", 2.0),
+        R("pos_pron", "pos_verb", 2.0),
+        R("pos_verb", "pos_noun", 1.8),
+        R("pos_verb", "pos_pron", 1.8),
+        R("pos_adj", "pos_noun", 1.6),
+        R("pos_adv", "pos_verb", 1.6),
+    ),
+    # words of one semantic field look at each other
+    "semantics": tuple(R(f"field_{f}", f"field_{f}", 2.0) for f in FIELDS),
+    # everyone looks at sentiment words; a sentiment word looks hardest at its opposite (悲伤 ↔ 快乐)
+    "emotion": (R("any", "emotion", 2.0), R("polarity", "polarity", -0.6)),
+    # everyone looks at connectives; a connective looks at its partner (因为 → 所以)
+    "logic": (
+        R("any", "connective", 2.0),
+        R("conn_cause", "conn_effect", 1.5),
+        R("conn_effect", "conn_cause", 1.5),
+        R("conn_concession", "conn_contrast", 1.5),
+        R("conn_contrast", "conn_concession", 1.5),
+        R("conn_condition", "conn_consequence", 1.5),
+        R("conn_consequence", "conn_condition", 1.5),
+        R("conn_sequence", "conn_sequence", 0.5),
+    ),
+    # time words and aspect markers (昨天, 正在, 了)
+    "time": (R("any", "time", 2.0), R("any", "aspect", 1.7)),
+    # places and directions (公园, 里, 上)
+    "space": (R("any", "place", 2.0), R("any", "direction", 1.7)),
+    # particles and punctuation of tone (吗, 呢, 吧, ！, ？)
+    "tone": (
+        R("any", "tone_question", 2.2),
+        R("any", "tone_exclaim", 2.0),
+        R("any", "tone_soft", 1.8),
+        R("any", "tone_pause", 1.5),
+    ),
+    # a pronoun finds its antecedent (number agrees, earlier preferred); words look one clause back
+    "context": (
+        R("pron_pl", "person_pl", 3.0),
+        R("pron_sg", "person_sg", 3.0),
+        R("pron_pl", "early", 0.4),
+        R("pron_sg", "early", 0.4),
+        R("clause_q_cos", "clause_k_cos", 1.6),
+        R("clause_q_sin", "clause_k_sin", 1.6),
+    ),
+}
+
+
+def query_key_weights(relations: tuple[Relation, ...], config: DragonConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    """One head's W_Q, W_K as (d_head, d_model): one column per distinct query feature."""
+    by_query: dict[str, list[Relation]] = {"any": []}  # column 0: the sink relation lives here
+    for r in relations:
+        by_query.setdefault(r.query, []).append(r)
+    if len(by_query) > config.d_head:
+        raise ValueError(f"{len(by_query)} query features do not fit in d_head = {config.d_head}")
+    scale = math.sqrt(config.coldness * math.sqrt(config.d_head))  # q·k/√d_head = coldness × weight
+    w_q = torch.zeros(config.d_head, config.d_model)
+    w_k = torch.zeros(config.d_head, config.d_model)
+    for col, (query, rels) in enumerate(by_query.items()):
+        w_q[col, INDEX[query]] = scale
+        for r in rels:
+            w_k[col, INDEX[r.key]] += scale * r.weight
+    w_k[0, INDEX["sink"]] += scale * SINK
+    return w_q, w_k
+
+
+def value_weights(config: DragonConfig, generator: torch.Generator) -> torch.Tensor:
+    """A head's W_V (d_head, d_model): a random orthonormal read of the word code, scaled so a
+    single attended word gives an output of norm ≈ 1. Sink and feature dims are not read."""
+    code = config.d_model - len(FEATURES)
+    basis, _ = torch.linalg.qr(torch.randn(code, config.d_head, generator=generator))  # (code, d_head)
+    w_v = torch.zeros(config.d_head, config.d_model)
+    w_v[:, len(FEATURES) :] = basis.T * math.sqrt(code / config.d_head)
+    return w_v
+
+
+def build_dragon_attention(config: DragonConfig = DragonConfig()) -> MultiHeadAttention:
+    """The dragon's attention block, every weight set by construction (no training, no bias)."""
+    if config.n_heads != len(HEADS):
+        raise ValueError(f"the dragon has {len(HEADS)} specialist heads, not {config.n_heads}")
+    g = torch.Generator().manual_seed(config.seed)
+    w_q, w_k, w_v = [], [], []
+    for head in HEADS:
+        q, k = query_key_weights(RELATIONS[head], config)
+        w_q.append(q)
+        w_k.append(k)
+        w_v.append(value_weights(config, g))
+    mha = MultiHeadAttention(config.d_model, config.n_heads, bias=False, layer_norm=config.layer_norm)
+    w_o, _ = torch.linalg.qr(torch.randn(config.d_model, config.d_model, generator=g))  # orthogonal W^O
+    with torch.no_grad():
+        mha.in_proj.weight.copy_(torch.cat(w_q + w_k + w_v, dim=0))  # (3d, d): [W_Q; W_K; W_V]
+        mha.out_proj.weight.copy_(w_o)
+    return mha.eval().requires_grad_(False)

@@ -1,0 +1,124 @@
+"""Score gates against a target, hint from the real gradient, and the goddess's ascent path."""
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .config import HEADS
+from .engine import Reading
+
+STAR_THRESHOLDS = (70.0, 85.0, 95.0)  # ★, ★★, ★★★
+
+
+def as_gates(values, name: str = "gates") -> torch.Tensor:
+    """Validate 8 numbers in [0, 1] (no NaN) and return them as a float tensor."""
+    try:
+        g = torch.as_tensor(values, dtype=torch.float64).flatten()
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise ValueError(f"{name} must be a list of {len(HEADS)} numbers between 0 and 1") from err
+    if g.numel() != len(HEADS):
+        raise ValueError(f"{name} must have {len(HEADS)} values (one per head), got {g.numel()}")
+    if not torch.isfinite(g).all():
+        raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
+    if (g < 0).any() or (g > 1).any():
+        raise ValueError(f"{name} must each lie between 0 and 1")
+    return g.float()
+
+
+def similarity(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """100 · (1 − ‖û − v̂‖ / √2) for flattened, unit-scaled u and v; 0 when u is zero."""
+    u, v = u.flatten(), v.flatten()
+    nu, nv = u.norm(), v.norm()
+    if nu.item() < 1e-12 or nv.item() < 1e-12:
+        return u.sum() * 0.0  # keeps the graph for autograd; the gradient there is 0
+    dist = (u / nu - v / nv).norm()
+    return (100.0 * (1.0 - dist / math.sqrt(2.0))).clamp(0.0, 100.0)
+
+
+def score(reading: Reading, gates, target) -> float:
+    g, t = as_gates(gates), as_gates(target, "target")
+    return float(similarity(reading.fused(g), reading.fused(t)))
+
+
+def stars(value: float, hints_used: int = 0) -> int:
+    """0–3 stars; each hint lowers the best reachable by one."""
+    earned = sum(value >= s for s in STAR_THRESHOLDS)
+    return max(0, min(earned, 3 - hints_used))
+
+
+def gradient(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> tuple[float, torch.Tensor]:
+    """Score and its autograd gradient w.r.t. the gates."""
+    g = gates.clone().requires_grad_(True)
+    s = similarity(reading.fused(g), reading.fused(target))
+    (grad,) = torch.autograd.grad(s, g)
+    return float(s.detach()), grad
+
+
+def feasible(grad: torch.Tensor, gates: torch.Tensor) -> torch.Tensor:
+    """Gradient with the parts that would push a gate past 0 or 1 removed."""
+    blocked = ((gates >= 1.0) & (grad > 0)) | ((gates <= 0.0) & (grad < 0))
+    return torch.where(blocked, torch.zeros_like(grad), grad)
+
+
+Path = list[tuple[list[float], float]]
+
+
+def _nudged(gates: torch.Tensor) -> torch.Tensor:
+    """At all-zero gates the score is flat (0 everywhere nearby): take the gradient a hair above."""
+    return gates.clamp(1e-3, 1.0) if gates.max() <= 0 else gates
+
+
+def _step(reading: Reading, gates: torch.Tensor, target: torch.Tensor, size: float) -> tuple[torch.Tensor, float]:
+    """One projected, backtracking gradient step from `gates`: (new gates, new score), never worse."""
+    start = _nudged(gates)
+    _, grad = gradient(reading, start, target)
+    grad = feasible(grad, gates)
+    s0 = score(reading, gates, target)
+    if grad.abs().max() < 1e-9:
+        return gates, s0
+    direction = grad / grad.abs().max()  # the most urgent gate moves by `size`
+    for _ in range(12):
+        new = ((start + size * direction).clamp(0.0, 1.0) * 1e4).round() / 1e4  # 4 decimals, as reported
+        s1 = score(reading, new, target)
+        if s1 > s0:
+            return new, s1
+        size /= 2
+    return gates, s0
+
+
+@dataclass(frozen=True)
+class Hint:
+    head: str  # which head to move
+    direction: int  # +1 raise, -1 lower
+    gates: list[float]  # a suggested better gate vector
+    score: float  # score now
+    score_after: float  # score with the suggested gates
+
+
+def hint(reading: Reading, gates, target) -> Hint:
+    """The head whose slider the gradient says matters most, which way, and a better gate vector."""
+    g, t = as_gates(gates), as_gates(target, "target")
+    _, grad = gradient(reading, _nudged(g), t)
+    grad = feasible(grad, g)
+    h = int(grad.abs().argmax())
+    new, after = _step(reading, g, t, size=0.25)
+    return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(new), score(reading, g, t), after)
+
+
+def _rounded(gates: torch.Tensor) -> list[float]:
+    return [round(float(v), 4) for v in gates]
+
+
+def ascent_path(reading: Reading, gates, target, steps: int = 50, goal: float = 99.5) -> Path:
+    """Gradient ascent from `gates` (the goddess's demo): [(gates, score), …], the score rising."""
+    g, t = as_gates(gates), as_gates(target, "target")
+    path = [(_rounded(g), score(reading, g, t))]
+    for _ in range(steps):
+        if path[-1][1] >= goal:
+            break
+        g, s1 = _step(reading, g, t, size=0.25)
+        if s1 <= path[-1][1]:
+            break  # a local top (or the target itself): no step improves
+        path.append((_rounded(g), s1))
+    return path
