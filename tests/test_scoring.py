@@ -1,0 +1,107 @@
+"""Score, stars, hints and the goddess's ascent path."""
+
+import itertools
+import math
+
+import pytest
+import torch
+
+from dragon import HEADS, default_dragon
+from dragon.scoring import as_gates, ascent_path, gradient, hint, score, similarity, stars
+
+TEXT = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
+TARGET = [0.3, 0.0, 1.0, 0.0, 0.8, 0.2, 0.0, 0.6]
+
+
+@pytest.fixture(scope="module")
+def reading():
+    return default_dragon().read(TEXT)
+
+
+def test_target_scores_100(reading) -> None:
+    assert score(reading, TARGET, TARGET) == pytest.approx(100.0, abs=1e-3)
+
+
+def test_score_is_scale_free_and_bounded(reading) -> None:
+    half = [g / 2 for g in TARGET]
+    assert score(reading, half, TARGET) == pytest.approx(100.0, abs=1e-3)
+    for _ in range(20):
+        s = score(reading, torch.rand(8).tolist(), TARGET)
+        assert 0.0 <= s <= 100.0
+
+
+def test_all_zero_gates_score_zero_not_nan(reading) -> None:
+    s = score(reading, [0.0] * 8, TARGET)
+    assert s == 0.0 and not math.isnan(s)
+    value, grad = gradient(reading, torch.zeros(8), torch.tensor(TARGET))
+    assert value == 0.0 and torch.isfinite(grad).all()
+
+
+def test_formula_matches_design() -> None:
+    u, v = torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])
+    assert float(similarity(u, v)) == pytest.approx(0.0, abs=1e-5)  # orthogonal: distance √2
+    assert float(similarity(u, u * 3)) == pytest.approx(100.0)
+    w = torch.tensor([1.0, 1.0])
+    assert float(similarity(u, w)) == pytest.approx(100 * (1 - math.sqrt(2 - math.sqrt(2)) / math.sqrt(2)), abs=1e-4)
+
+
+def test_wrong_gates_score_less(reading) -> None:
+    assert score(reading, [1.0] * 8, TARGET) < 80
+    assert score(reading, [1, 1, 0, 1, 0, 0, 1, 0], TARGET) < 40
+
+
+def test_stars_thresholds_and_hints() -> None:
+    assert [stars(s) for s in (0, 69.9, 70, 84.9, 85, 94.9, 95, 100)] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert stars(100, hints_used=1) == 2 and stars(100, hints_used=5) == 0 and stars(80, hints_used=1) == 1
+
+
+def test_ascent_path_rises_and_arrives(reading) -> None:
+    path = ascent_path(reading, [0.5] * 8, TARGET, steps=50)
+    scores = [s for _, s in path]
+    assert all(b > a for a, b in itertools.pairwise(scores))
+    assert scores[-1] >= 95 and len(path) <= 51
+    assert all(0 <= g <= 1 for gates, _ in path for g in gates)
+
+
+@pytest.mark.parametrize("start", [[0.5] * 8, [1.0] * 8, [0.0] * 8, [0, 1, 0, 1, 0, 1, 0, 1]])
+def test_following_a_hint_raises_the_score(reading, start) -> None:
+    h = hint(reading, start, TARGET)
+    assert h.head in HEADS and h.direction in (1, -1)
+    assert h.score_after > h.score
+    assert score(reading, h.gates, TARGET) == pytest.approx(h.score_after, abs=1e-3)
+    # moving only the named head the named way, a little, also helps
+    i = HEADS.index(h.head)
+    moved = list(map(float, start))
+    moved[i] = min(1.0, max(0.0, moved[i] + 0.05 * h.direction))
+    assert score(reading, moved, TARGET) > score(reading, start, TARGET)
+
+
+def test_hint_at_zero_says_raise(reading) -> None:
+    assert hint(reading, [0.0] * 8, TARGET).direction == 1
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([0.5] * 7, "8 values"),
+        ([0.5] * 9, "8 values"),
+        ([float("nan")] + [0.5] * 7, "finite"),
+        ([float("inf")] + [0.5] * 7, "finite"),
+        ([1.5] + [0.5] * 7, "between 0 and 1"),
+        ([-0.1] + [0.5] * 7, "between 0 and 1"),
+        (["a"] * 8, "numbers"),
+        (None, "numbers"),
+    ],
+)
+def test_bad_gates_are_clear_errors(bad, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        as_gates(bad)
+
+
+def test_fused_equals_the_real_forward(reading) -> None:
+    dragon = default_dragon()
+    g = torch.rand(8)
+    via_parts = reading.fused(g)
+    with torch.no_grad():
+        via_forward = dragon.forward(reading.x, g).fused[1:]
+    assert (via_parts - via_forward).abs().max() <= 1e-5
