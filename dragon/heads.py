@@ -97,9 +97,10 @@ def value_weights(config: DragonConfig, generator: torch.Generator) -> torch.Ten
     """A head's W_V (d_head, d_model): a random orthonormal read of the word code, scaled so a
     single attended word gives an output of norm ≈ 1. Sink and feature dims are not read."""
     code = config.d_model - len(FEATURES)
-    basis, _ = torch.linalg.qr(torch.randn(code, config.d_head, generator=generator))  # (code, d_head)
+    k = min(code, config.d_head)  # a single wide head reads the whole code
+    basis, _ = torch.linalg.qr(torch.randn(code, k, generator=generator))  # (code, k)
     w_v = torch.zeros(config.d_head, config.d_model)
-    w_v[:, len(FEATURES) :] = basis.T * math.sqrt(code / config.d_head)
+    w_v[:k, len(FEATURES) :] = basis.T * math.sqrt(code / k)
     return w_v
 
 

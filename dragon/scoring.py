@@ -42,9 +42,9 @@ def score(reading: Reading, gates, target) -> float:
 
 
 def stars(value: float, hints_used: int = 0) -> int:
-    """0–3 stars; each hint lowers the best reachable by one."""
+    """0–3 stars; each hint lowers the best reachable by one, but a win with help still earns one."""
     earned = sum(value >= s for s in STAR_THRESHOLDS)
-    return max(0, min(earned, 3 - hints_used))
+    return min(earned, max(1, 3 - hints_used))
 
 
 def gradient(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> tuple[float, torch.Tensor]:

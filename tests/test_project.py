@@ -52,5 +52,5 @@ def test_malformed_lexicon_names_file_and_line(tmp_path: Path, line: str, messag
 
 
 def test_missing_lexicon_is_named(tmp_path: Path) -> None:
-    with pytest.raises(LexiconError, match="tone.tsv: file not found"):
+    with pytest.raises(LexiconError, match=r"tone\.tsv: file not found"):
         read_table(tmp_path / "tone.tsv", SCHEMAS["tone.tsv"])

@@ -52,7 +52,8 @@ def test_wrong_gates_score_less(reading) -> None:
 
 def test_stars_thresholds_and_hints() -> None:
     assert [stars(s) for s in (0, 69.9, 70, 84.9, 85, 94.9, 95, 100)] == [0, 0, 1, 1, 2, 2, 3, 3]
-    assert stars(100, hints_used=1) == 2 and stars(100, hints_used=5) == 0 and stars(80, hints_used=1) == 1
+    assert stars(100, hints_used=1) == 2 and stars(100, hints_used=2) == 1 and stars(100, hints_used=5) == 1
+    assert stars(80, hints_used=1) == 1 and stars(50, hints_used=0) == 0
 
 
 def test_ascent_path_rises_and_arrives(reading) -> None:

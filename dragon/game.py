@@ -1,0 +1,135 @@
+"""A player's progress: one declarative table of fields, pure updates, validation and export codes."""
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+
+from .levels import load_levels
+
+VERSION = 1
+SALT = "multi-head-dragon/progress"  # integrity check against edits and corruption (not a secret)
+
+# The game-state table: field -> (type, default, meaning). Everything else (XP, unlocks) is derived.
+FIELDS: dict[str, tuple[type, object, str]] = {
+    "version": (int, VERSION, "format version"),
+    "stars": (dict, {}, "level id -> best stars earned, 0-3"),
+    "best": (dict, {}, "level id -> best score, 0-100"),
+    "hints": (dict, {}, "level id -> hints used on the current attempt"),
+}
+
+
+def new_progress() -> dict:
+    return {
+        name: (default.copy() if isinstance(default, dict) else default) for name, (_, default, _) in FIELDS.items()
+    }
+
+
+def _signature(payload: dict) -> str:
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256((SALT + canonical).encode("utf-8")).hexdigest()[:16]
+
+
+def sign(progress: dict) -> dict:
+    """What is saved in the browser: the fields plus a signature over them."""
+    payload = {k: progress[k] for k in FIELDS}
+    return {**payload, "sig": _signature(payload)}
+
+
+@dataclass(frozen=True)
+class Loaded:
+    progress: dict
+    notice: str | None  # set when the saved value was damaged and progress was reset
+
+
+def _valid(payload: dict, level_ids: set[str]) -> dict | None:
+    """The cleaned fields, or None when any is out of shape (unknown level ids are dropped)."""
+    if payload.get("version") != VERSION:
+        return None
+    out = new_progress()
+    for name, lo, hi, kind in (("stars", 0, 3, int), ("best", 0, 100, float), ("hints", 0, 99, int)):
+        table = payload.get(name)
+        if not isinstance(table, dict):
+            return None
+        for level_id, value in table.items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+                return None
+            if kind is int and value != int(value):
+                return None
+            if level_id in level_ids:
+                out[name][level_id] = kind(value)
+    return out
+
+
+def load(saved, level_ids: set[str] | None = None) -> Loaded:
+    """Progress from a saved browser value; anything damaged or edited resets, with a notice."""
+    if saved in (None, "", {}):
+        return Loaded(new_progress(), None)
+    ids = level_ids if level_ids is not None else {lv.id for c in load_levels() for lv in c.levels}
+    if isinstance(saved, str):
+        try:
+            saved = json.loads(saved)
+        except ValueError:
+            saved = None
+    if isinstance(saved, dict) and saved.get("sig") == _signature({k: saved.get(k) for k in FIELDS}):
+        cleaned = _valid(saved, ids)
+        if cleaned is not None:
+            return Loaded(cleaned, None)
+    return Loaded(new_progress(), "damaged")
+
+
+def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
+    """A new progress dict with this result kept if it beats the best so far."""
+    out = {**progress, "stars": dict(progress["stars"]), "best": dict(progress["best"])}
+    out["stars"][level_id] = max(stars, out["stars"].get(level_id, 0))
+    out["best"][level_id] = round(max(score, out["best"].get(level_id, 0.0)), 2)
+    return out
+
+
+def use_hint(progress: dict, level_id: str) -> dict:
+    out = {**progress, "hints": dict(progress["hints"])}
+    out["hints"][level_id] = out["hints"].get(level_id, 0) + 1
+    return out
+
+
+def hints_used(progress: dict, level_id: str) -> int:
+    return progress["hints"].get(level_id, 0)
+
+
+def xp(progress: dict) -> int:
+    """100 XP a star, plus a tenth of each best score."""
+    return 100 * sum(progress["stars"].values()) + sum(int(s // 10) for s in progress["best"].values())
+
+
+def unlocked_chapters(progress: dict) -> set[int]:
+    """Chapter 1 is open; each next chapter opens when every level before it has at least one star."""
+    opened = set()
+    for chapter in load_levels():
+        opened.add(chapter.number)
+        if not all(progress["stars"].get(lv.id, 0) >= 1 for lv in chapter.levels):
+            break
+    return opened
+
+
+CODE_PREFIX = "DRAGON1-"
+
+
+def export_code(progress: dict) -> str:
+    """A short text a player copies to another computer."""
+    raw = json.dumps(sign(progress), sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return CODE_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def import_code(code: str) -> dict:
+    """Progress from an export code; ValueError (and nothing changed) when it is not a valid code."""
+    if not isinstance(code, str) or not code.strip().startswith(CODE_PREFIX) or len(code) > 20_000:
+        raise ValueError("not a progress code")
+    body = code.strip()[len(CODE_PREFIX) :]
+    try:
+        saved = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8"))
+    except ValueError as err:
+        raise ValueError("the progress code is damaged") from err
+    loaded = load(saved)
+    if loaded.notice:
+        raise ValueError("the progress code is damaged")
+    return loaded.progress

@@ -1,0 +1,189 @@
+"""Levels as data: assets/levels/*.yaml loaded and validated (errors name the file and the field)."""
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .config import HEADS
+from .lexicon import ASSETS
+
+LEVEL_DIR = ASSETS / "levels"
+LANGS = ("zh", "en")
+SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
+KINDS = (*SLIDER_KINDS, "compare", "match")  # compare: one head vs eight; match: which head found it
+SHOWS = ("silhouette", "picture")  # what of the target is drawn: its head profile, or only its attention picture
+LEVEL_ID = re.compile(r"^[0-9]{1,2}-[0-9]{1,2}$")
+
+
+class LevelError(ValueError):
+    """A level file is malformed; the message names the file and the field."""
+
+
+Bilingual = dict[str, str]  # {"zh": …, "en": …}
+
+
+@dataclass(frozen=True)
+class Finding:
+    word: Bilingual  # the word the finding is about
+    says: Bilingual  # what was found
+    expect: str | None  # the lesson's head for it (the game computes the answer; a test compares)
+
+
+@dataclass(frozen=True)
+class Level:
+    id: str
+    chapter: int
+    kind: str
+    title: Bilingual
+    text: Bilingual  # what the dragon reads, in each language
+    story: Bilingual  # narration before playing
+    why: Bilingual  # the reveal after
+    target: tuple[float, ...] | None = None  # slider levels: the target gates, in HEADS order
+    show: str = "silhouette"
+    source: Bilingual | None = None  # e.g. the poet
+    focus: Bilingual | None = None  # compare levels: the word whose row is compared
+    findings: tuple[Finding, ...] = ()  # match levels
+
+    @property
+    def sliders(self) -> bool:
+        return self.kind in SLIDER_KINDS
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    title: Bilingual
+    levels: tuple[Level, ...]
+
+
+class _Reader:
+    """Pulls typed fields out of parsed YAML, raising LevelError with a path like levels[2].target.time."""
+
+    def __init__(self, file: str):
+        self.file = file
+
+    def fail(self, where: str, message: str) -> LevelError:
+        return LevelError(f"{self.file}: {where}: {message}")
+
+    def field(self, data: dict, key: str, where: str, required: bool = True):
+        if not isinstance(data, dict):
+            raise self.fail(where, "must be a mapping")
+        if key not in data or data[key] is None:
+            if required:
+                raise self.fail(f"{where}.{key}" if where else key, "is missing")
+            return None
+        return data[key]
+
+    def bilingual(self, data: dict, key: str, where: str, required: bool = True) -> Bilingual | None:
+        value = self.field(data, key, where, required)
+        if value is None:
+            return None
+        path = f"{where}.{key}" if where else key
+        if not isinstance(value, dict):
+            raise self.fail(path, "must give both zh and en")
+        out = {}
+        for lang in LANGS:
+            text = value.get(lang)
+            if not isinstance(text, str) or not text.strip():
+                raise self.fail(f"{path}.{lang}", "must be a non-empty string")
+            out[lang] = text.strip()
+        return out
+
+    def target(self, data: dict, where: str) -> tuple[float, ...]:
+        value = self.field(data, "target", where)
+        if not isinstance(value, dict) or set(value) != set(HEADS):
+            raise self.fail(f"{where}.target", f"must give exactly the eight heads: {', '.join(HEADS)}")
+        gates = []
+        for head in HEADS:
+            v = value[head]
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
+                raise self.fail(f"{where}.target.{head}", "must be a number between 0 and 1")
+            gates.append(float(v))
+        if max(gates) <= 0:
+            raise self.fail(f"{where}.target", "cannot be all zero")
+        return tuple(gates)
+
+    def level(self, data: dict, where: str, chapter: int) -> Level:
+        level_id = self.field(data, "id", where)
+        if not isinstance(level_id, str) or not LEVEL_ID.match(level_id):
+            raise self.fail(f"{where}.id", f"must look like '2-1', not {level_id!r}")
+        where = f"{where} ({level_id})"
+        kind = self.field(data, "kind", where)
+        if kind not in KINDS:
+            raise self.fail(f"{where}.kind", f"must be one of {', '.join(KINDS)}, not {kind!r}")
+        common = {
+            "id": level_id,
+            "chapter": chapter,
+            "kind": kind,
+            "title": self.bilingual(data, "title", where),
+            "text": self.bilingual(data, "text", where),
+            "story": self.bilingual(data, "story", where),
+            "why": self.bilingual(data, "why", where),
+            "source": self.bilingual(data, "source", where, required=False),
+        }
+        if kind in SLIDER_KINDS:
+            show = data.get("show", "silhouette")
+            if show not in SHOWS:
+                raise self.fail(f"{where}.show", f"must be one of {', '.join(SHOWS)}, not {show!r}")
+            return Level(**common, target=self.target(data, where), show=show)
+        if kind == "compare":
+            return Level(**common, focus=self.bilingual(data, "focus", where))
+        findings = self.field(data, "findings", where)
+        if not isinstance(findings, list) or len(findings) < 2:
+            raise self.fail(f"{where}.findings", "must list at least two findings")
+        out = []
+        for i, f in enumerate(findings):
+            fw = f"{where}.findings[{i}]"
+            expect = f.get("expect") if isinstance(f, dict) else None
+            if expect is not None and expect not in HEADS:
+                raise self.fail(f"{fw}.expect", f"must be a head id ({', '.join(HEADS)})")
+            out.append(Finding(self.bilingual(f, "word", fw), self.bilingual(f, "says", fw), expect))
+        return Level(**common, findings=tuple(out))
+
+    def chapter(self, data) -> Chapter:
+        number = self.field(data, "chapter", "")
+        if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+            raise self.fail("chapter", "must be a positive whole number")
+        levels = self.field(data, "levels", "")
+        if not isinstance(levels, list) or not levels:
+            raise self.fail("levels", "must be a non-empty list")
+        parsed = tuple(self.level(lv, f"levels[{i}]", number) for i, lv in enumerate(levels))
+        return Chapter(number, self.bilingual(data, "title", ""), parsed)
+
+
+def load_chapter(path: Path) -> Chapter:
+    reader = _Reader(path.name)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise reader.fail("file", f"cannot be read as YAML ({type(err).__name__})") from err
+    return reader.chapter(data)
+
+
+@functools.cache
+def load_levels(directory: Path = LEVEL_DIR) -> tuple[Chapter, ...]:
+    """All chapters, in order; raises LevelError naming the file and field of the first problem."""
+    chapters = sorted((load_chapter(p) for p in sorted(directory.glob("*.yaml"))), key=lambda c: c.number)
+    if not chapters:
+        raise LevelError(f"{directory}: no level files (*.yaml)")
+    seen: dict[str, str] = {}
+    for c in chapters:
+        for lv in c.levels:
+            if lv.id in seen:
+                raise LevelError(f"level id {lv.id} appears twice (chapter {seen[lv.id]} and {c.number})")
+            seen[lv.id] = str(c.number)
+    return tuple(chapters)
+
+
+def all_levels(directory: Path = LEVEL_DIR) -> dict[str, Level]:
+    return {lv.id: lv for c in load_levels(directory) for lv in c.levels}
+
+
+def get_level(level_id: str) -> Level:
+    levels = all_levels()
+    if not isinstance(level_id, str) or level_id not in levels:
+        raise ValueError(f"unknown level {level_id!r}; levels are {', '.join(levels)}")
+    return levels[level_id]
