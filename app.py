@@ -1,0 +1,165 @@
+"""多头龙的秘密 · The Multi-Head Dragon — the Gradio app: builds the page and wires it to dragon/ (no logic here)."""
+
+import os
+import sys
+from pathlib import Path
+
+import gradio as gr
+
+import dragon
+from dragon import api as core_api
+from dragon.config import HEADS
+from dragon.levels import LevelError, load_levels
+from ui import handlers
+from ui.layout import build
+from ui.text import i18n_tables
+
+UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
+BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
+LANG_JS = """(lang) => { if (!lang) return;
+  localStorage.setItem('dragon-lang', lang);
+  const url = new URL(location.href); url.searchParams.set('lang', lang); location.href = url.toString(); }"""
+PROJECTOR_JS = """(on) => { localStorage.setItem('dragon-projector', on ? '1' : '0');
+  document.body.classList.toggle('projector', on);
+  const url = new URL(location.href); url.searchParams.set('projector', on ? '1' : '0');
+  history.replaceState(null, '', url.toString()); }"""
+
+
+def as_update(value):
+    """Handlers speak plain values; panels take a bool (visibility), dropdowns a dict of properties."""
+    if isinstance(value, dict) and not {"level", "lang"} >= set(value) and "version" not in value:
+        return gr.update(**value)
+    if isinstance(value, bool):
+        return gr.update(visible=value)
+    return value
+
+
+def wire(c: dict, fn, outputs: list[str]):
+    """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's output tuple."""
+
+    def shape(result: dict):
+        return tuple(as_update(result[name]) if name in result else gr.skip() for name in outputs)
+
+    if getattr(fn, "__code__", None) and fn.__code__.co_flags & 0x20:  # a generator: stream every frame
+
+        def streamed(*args):
+            for frame in fn(*args):
+                yield shape(frame)
+
+        return streamed, [c[n] for n in outputs]
+
+    def single(*args):
+        return shape(fn(*args))
+
+    return single, [c[n] for n in outputs]
+
+
+def api_error(fn):
+    """Public endpoints: bad input becomes a gr.Error with the engine's clear message, never a traceback."""
+
+    def wrapped(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as err:
+            raise gr.Error(str(err)) from None
+
+    wrapped.__name__, wrapped.__doc__, wrapped.__annotations__ = fn.__name__, fn.__doc__, fn.__annotations__
+    return wrapped
+
+
+def levels() -> list[dict]:
+    """All levels: id, chapter, kind (poem / paper / dialogue / mixed / compare / match) and title (zh, en)."""
+    return core_api.levels()
+
+
+def play(level_id: str, gates: list[float], lang: str = "zh") -> dict:
+    """Score eight gates (grammar … context, each 0–1) on a slider level: score 0–100 and stars 0–3."""
+    return core_api.play(level_id, gates, lang)
+
+
+def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
+    """The gradient's hint: head to move, direction (+1 / -1) and a better gate vector."""
+    return core_api.hint(level_id, gates, lang)
+
+
+def analyze(text: str, lang: str = "auto") -> dict:
+    """The eight heads' real attention on any text (zh or en): tokens, heads, attention 8×T×T, top tokens."""
+    return dragon.analyze(text, lang)
+
+
+PAGE = [
+    "session", "header", "saved", "level_dd", "xp", "notice", "story", "tokens", "slider_panel", "compare_panel",
+    "match_panel", "dragon", "gauge", "target_view", "why", "maps", *(f"s{i}" for i in range(8)),
+    "compare_maps", "compare_q", "guess_one", "guess_eight", "compare_result",
+    *(f"pick{i}" for i in range(handlers.MAX_FINDINGS)), "match_result",
+]  # fmt: skip
+MOVE = ["dragon", "gauge", "target_view", "why", "saved", "xp", "level_dd"]
+SLIDERS = [f"s{i}" for i in range(len(HEADS))]
+
+
+def build_app() -> gr.Blocks:
+    i18n = gr.I18n(**i18n_tables())
+    with gr.Blocks(title="多头龙的秘密 · The Multi-Head Dragon") as demo:
+        c = build(i18n)
+        sliders = [c[n] for n in SLIDERS]
+        fn, out = wire(c, handlers.boot, PAGE)
+        demo.load(fn, [c["boot"], c["saved"]], out, js=BOOT_JS, api_visibility="private")
+        fn, out = wire(c, handlers.choose_level, PAGE)
+        c["level_dd"].input(fn, [c["level_dd"], c["session"], c["saved"]], out, api_visibility="private")
+        fn, out = wire(c, handlers.move, MOVE)
+        for s in sliders:
+            s.input(
+                fn, [c["session"], c["saved"], *sliders], out,
+                trigger_mode="always_last", show_progress="hidden", api_visibility="private",
+            )  # fmt: skip
+        fn, out = wire(c, handlers.hint, [*MOVE, "story"])
+        c["hint_btn"].click(fn, [c["session"], c["saved"], *sliders], out, api_visibility="private")
+        fn, out = wire(c, handlers.demo, [*MOVE, "story", *SLIDERS])
+        c["demo_btn"].click(fn, [c["session"], c["saved"], *sliders], out, api_visibility="private")
+        fn, out = wire(c, handlers.reset, [*MOVE, *SLIDERS])
+        c["reset_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
+        fn, out = wire(c, handlers.reveal, ["story", "why", "saved"])
+        c["reveal_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
+        done = ["saved", "xp", "level_dd", "why"]
+        fn, out = wire(c, handlers.check_compare, [*done, "compare_result"])
+        c["compare_btn"].click(
+            fn, [c["session"], c["saved"], c["guess_one"], c["guess_eight"]], out, api_visibility="private"
+        )
+        picks = [c[f"pick{i}"] for i in range(handlers.MAX_FINDINGS)]
+        fn, out = wire(c, handlers.check_match, [*done, "match_result"])
+        c["match_btn"].click(fn, [c["session"], c["saved"], *picks], out, api_visibility="private")
+        fn, out = wire(c, handlers.export_code, ["code_box"])
+        c["export_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
+        fn, out = wire(c, handlers.import_code, PAGE)
+        c["import_btn"].click(fn, [c["code_box"], c["session"], c["saved"]], out, api_visibility="private")
+        c["lang_radio"].input(None, [c["lang_radio"]], None, js=LANG_JS)
+        c["projector"].input(None, [c["projector"]], None, js=PROJECTOR_JS)
+        demo.load(
+            None, None, [c["lang_radio"], c["projector"]],
+            js="() => [window.__dragon.lang, window.__dragon.projector]",
+        )  # fmt: skip
+        for endpoint in (levels, play, hint, analyze):
+            gr.api(api_error(endpoint), api_name=endpoint.__name__)
+    demo.i18n_for_launch = i18n
+    return demo
+
+
+def main() -> None:
+    try:
+        load_levels()  # a malformed level file stops start-up with its name and field
+    except LevelError as err:
+        sys.exit(f"Level data error: {err}")
+    demo = build_app()
+    demo.queue(default_concurrency_limit=8).launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        i18n=demo.i18n_for_launch,
+        css=(UI_ASSETS / "style.css").read_text(encoding="utf-8"),
+        head=f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}</script>",
+        theme=gr.themes.Soft(primary_hue="purple"),
+        footer_links=["api", "settings"],
+    )
+
+
+if __name__ == "__main__":
+    main()

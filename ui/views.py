@@ -1,0 +1,161 @@
+"""Views of a level for one player: pure functions from (level, language, gates, progress) to HTML strings."""
+
+import html
+
+import numpy as np
+
+from dragon import api, game
+from dragon.chapter1 import compare_heads
+from dragon.config import HEADS
+from dragon.engine import Reading
+from dragon.levels import Level, load_levels
+
+from .draw import NO_STAR, STAR
+from .heatmap import labelled_map, legend, png_data_uri
+from .text import HEAD_COLORS, NUMERALS, head_name, t
+
+
+def level_choices(progress: dict, lang: str) -> list[tuple[str, str]]:
+    """Dropdown entries: id, title, stars; a lock on chapters not yet open."""
+    opened = game.unlocked_chapters(progress)
+    out = []
+    for chapter in load_levels():
+        for lv in chapter.levels:
+            stars = progress["stars"].get(lv.id, 0)
+            mark = STAR * stars + NO_STAR * (3 - stars) if chapter.number in opened else f"({t('locked', lang)})"
+            out.append((f"{lv.id} {lv.title[lang]}  {mark}", lv.id))
+    return out
+
+
+def header_html(lang: str) -> str:
+    return f"<div class='dragon-title'><h1>{t('app_title', lang)}</h1><p>{t('tagline', lang)}</p></div>"
+
+
+def xp_html(progress: dict, lang: str) -> str:
+    total = 3 * sum(len(c.levels) for c in load_levels())
+    earned = sum(progress["stars"].values())
+    return (
+        f'<div class="xp"><b>{t("xp", lang)}</b> {game.xp(progress)} · '
+        f'<span aria-label="stars">{STAR} {earned}/{total}</span></div>'
+    )
+
+
+def head_sizes(reading: Reading) -> np.ndarray:
+    """Each head's part of the fused output, as a norm: (h,)."""
+    return reading.parts.flatten(1).norm(dim=1).numpy()
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return v / n if n > 1e-12 else v * 0.0
+
+
+def mixed_map(reading: Reading, gates) -> np.ndarray:
+    """Σ g_h · A_h / Σ g_h over the visible tokens: the attention picture for these gates."""
+    g = np.asarray(gates, dtype=np.float64)
+    maps = reading.weights[:, 1:, 1:].numpy().astype(np.float64)  # (h, T, T)
+    total = g.sum()
+    return np.einsum("h,hij->ij", g, maps) / total if total > 1e-9 else np.zeros(maps.shape[1:])
+
+
+def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
+    """Early levels: the head profile against the target's silhouette; later: the two attention pictures."""
+    from .draw import profile_svg
+
+    if level.show == "silhouette":
+        sizes = head_sizes(reading)
+        mine = unit(np.asarray(gates, dtype=np.float64) * sizes)
+        target = unit(np.asarray(level.target) * sizes)
+        silent = api.silent_heads(reading)
+        return (
+            profile_svg(mine.tolist(), target.tolist(), silent, lang)
+            + f'<p class="note">{html.escape(t("profile_note", lang))}</p>'
+        )
+    tokens = reading.tokens
+    return (
+        '<div class="pictures">'
+        + labelled_map(mixed_map(reading, gates), tokens, t("your_mix", lang), size=320)
+        + labelled_map(mixed_map(reading, level.target), tokens, t("target_mix", lang), size=320)
+        + f'</div>{legend(lang)}<p class="note">{html.escape(t("picture_note", lang))}</p>'
+    )
+
+
+def maps_html(reading: Reading, lang: str) -> str:
+    """Small multiples: the eight heads' real attention maps, each named, with where it looks most."""
+    maps = reading.weights[:, 1:, 1:].numpy()
+    received = maps.sum(axis=1)  # (h, T)
+    silent = set(api.silent_heads(reading))
+    tiles = []
+    for i, head in enumerate(HEADS):
+        if head in silent:
+            caption = t("silent", lang)
+        else:
+            top = [j for j in np.argsort(-received[i], kind="stable")[:2] if received[i, j] >= 0.1 * received[i].max()]
+            caption = "→ " + ("，" if lang == "zh" else ", ").join(reading.tokens[j] for j in top)
+        tiles.append(
+            f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
+            f'<figcaption><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
+            f"{NUMERALS[i]} {html.escape(head_name(head, lang))}</figcaption>"
+            f'<img alt="{html.escape(head_name(head, lang))}" src="{png_data_uri(maps[i])}"/>'
+            f'<div class="caption">{html.escape(caption)}</div></figure>'
+        )
+    return (
+        f'<div class="maps-title">{html.escape(t("maps_title", lang))}</div>'
+        f'<div class="maps">{"".join(tiles)}</div>{legend(lang)}'
+    )
+
+
+def silent_note(reading: Reading, lang: str) -> str:
+    silent = api.silent_heads(reading)
+    if not silent:
+        return ""
+    sep = "、" if lang == "zh" else ", "
+    names = sep.join(head_name(h, lang) for h in silent)
+    return f'<div class="note silent-note">{html.escape(t("silent_note", lang, heads=names))}</div>'
+
+
+def compare_html(level: Level, lang: str) -> tuple[str, dict]:
+    """The one-head map and the eight heads' rows for the focus word (1-1)."""
+    truth = compare_heads(level, lang)
+    tokens, focus = truth["tokens"], truth["focus"]
+    word = level.focus[lang]
+    rows = np.asarray(truth["eight_head_rows"])  # (h, T)
+    labels = [f"{NUMERALS[i]} {head_name(h, lang)}" for i, h in enumerate(HEADS)]
+    eight = _rows_svg(rows, labels, tokens, t("eight_head_rows", lang, w=word))
+    one = labelled_map(truth["one_head_map"].numpy(), tokens, t("one_head_map", lang), size=340, highlight=focus)
+    return f'<div class="pictures">{one}{eight}</div>{legend(lang)}', truth
+
+
+def _rows_svg(rows: np.ndarray, labels: list[str], tokens: list[str], title: str, width: int = 380) -> str:
+    n = len(tokens)
+    left, top = 96, 70
+    cell_w, cell_h = (width - left) / n, 24
+    height = top + cell_h * len(labels) + 4
+    font = max(8.0, min(12.0, cell_w * 0.8))
+    parts = [
+        f'<svg class="attn-map" viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
+        f'<text x="{width / 2}" y="13" text-anchor="middle" class="map-title">{html.escape(title)}</text>',
+        f'<image x="{left}" y="{top}" width="{width - left}" height="{cell_h * len(labels)}" preserveAspectRatio="none" '
+        f'style="image-rendering:pixelated" href="{png_data_uri(rows)}"/>',
+    ]
+    for j, tok in enumerate(tokens):
+        x = left + (j + 0.5) * cell_w
+        word = html.escape(tok if len(tok) <= 6 else tok[:5] + "…")
+        parts.append(f'<text transform="translate({x},{top - 3}) rotate(-60)" font-size="{font}">{word}</text>')
+    for i, lab in enumerate(labels):
+        y = top + (i + 0.5) * cell_h
+        parts.append(
+            f'<text x="{left - 4}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="11">{html.escape(lab)}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
+    """After the matching game: the real attention each answer head gives the finding's word."""
+    reading = api.level_reading(level, lang)
+    maps = reading.weights[:, 1:, 1:].numpy()
+    rows = np.stack([maps[HEADS.index(h)].sum(axis=0) / max(1, len(reading.tokens)) for h in heads])
+    rows = rows / max(float(rows.max()), 1e-9)
+    labels = [f"{NUMERALS[HEADS.index(h)]} {head_name(h, lang)}" for h in heads]
+    return _rows_svg(rows, labels, reading.tokens, t("maps_title", lang), width=520)
