@@ -1,5 +1,6 @@
 """多头龙的秘密 · The Multi-Head Dragon — the Gradio app: builds the page and wires it to dragon/ (no logic here)."""
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ PROJECTOR_JS = """(on) => { localStorage.setItem('dragon-projector', on ? '1' : 
 
 def as_update(value):
     """Handlers speak plain values; panels take a bool (visibility), dropdowns a dict of properties."""
-    if isinstance(value, dict) and not {"level", "lang"} >= set(value) and "version" not in value:
+    if isinstance(value, dict) and not {"level", "lang"} >= set(value):
         return gr.update(**value)
     if isinstance(value, bool):
         return gr.update(visible=value)
@@ -57,13 +58,13 @@ def wire(c: dict, fn, outputs: list[str]):
 def api_error(fn):
     """Public endpoints: bad input becomes a gr.Error with the engine's clear message, never a traceback."""
 
+    @functools.wraps(fn)  # keeps the typed signature that gr.api documents
     def wrapped(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except ValueError as err:
             raise gr.Error(str(err)) from None
 
-    wrapped.__name__, wrapped.__doc__, wrapped.__annotations__ = fn.__name__, fn.__doc__, fn.__annotations__
     return wrapped
 
 
@@ -93,7 +94,7 @@ PAGE = [
     "compare_maps", "compare_q", "guess_one", "guess_eight", "compare_result",
     *(f"pick{i}" for i in range(handlers.MAX_FINDINGS)), "match_result",
 ]  # fmt: skip
-MOVE = ["dragon", "gauge", "target_view", "why", "saved", "xp", "level_dd"]
+MOVE = ["gauge", "target_view", "why", "saved", "xp", "level_dd"]
 SLIDERS = [f"s{i}" for i in range(len(HEADS))]
 
 
@@ -107,10 +108,10 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, handlers.choose_level, PAGE)
         c["level_dd"].input(fn, [c["level_dd"], c["session"], c["saved"]], out, api_visibility="private")
         fn, out = wire(c, handlers.move, MOVE)
-        for s in sliders:
+        for i, s in enumerate(sliders):  # the first is callable as /move (undocumented): the load benchmark uses it
             s.input(
-                fn, [c["session"], c["saved"], *sliders], out,
-                trigger_mode="always_last", show_progress="hidden", api_visibility="private",
+                fn, [c["session"], c["saved"], *sliders], out, trigger_mode="always_last", show_progress="hidden",
+                api_name="move" if i == 0 else None, api_visibility="undocumented" if i == 0 else "private",
             )  # fmt: skip
         fn, out = wire(c, handlers.hint, [*MOVE, "story"])
         c["hint_btn"].click(fn, [c["session"], c["saved"], *sliders], out, api_visibility="private")
@@ -144,21 +145,28 @@ def build_app() -> gr.Blocks:
     return demo
 
 
-def main() -> None:
-    try:
-        load_levels()  # a malformed level file stops start-up with its name and field
-    except LevelError as err:
-        sys.exit(f"Level data error: {err}")
-    demo = build_app()
-    demo.queue(default_concurrency_limit=8).launch(
+def launch(demo: gr.Blocks, port: int | None = None, block: bool = True):
+    """Start the server as `python app.py` does (tests use the same call with block=False)."""
+    return demo.queue(default_concurrency_limit=8).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         i18n=demo.i18n_for_launch,
         css=(UI_ASSETS / "style.css").read_text(encoding="utf-8"),
         head=f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}</script>",
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],
+        run_history=False,  # the run-history panel snapshots the whole page state on every slider move
+        prevent_thread_lock=not block,
+        quiet=not block,
     )
+
+
+def main() -> None:
+    try:
+        load_levels()  # a malformed level file stops start-up with its name and field
+    except LevelError as err:
+        sys.exit(f"Level data error: {err}")
+    launch(build_app())
 
 
 if __name__ == "__main__":

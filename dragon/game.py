@@ -36,6 +36,11 @@ def sign(progress: dict) -> dict:
     return {**payload, "sig": _signature(payload)}
 
 
+def save(progress: dict) -> str:
+    """The signed progress as one JSON string (what the browser keeps)."""
+    return json.dumps(sign(progress), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 @dataclass(frozen=True)
 class Loaded:
     progress: dict

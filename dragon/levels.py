@@ -1,6 +1,7 @@
 """Levels as data: assets/levels/*.yaml loaded and validated (errors name the file and the field)."""
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ import yaml
 from .config import HEADS
 from .lexicon import ASSETS
 
-LEVEL_DIR = ASSETS / "levels"
+LEVEL_DIR = Path(os.environ.get("DRAGON_LEVELS", ASSETS / "levels"))  # a teacher's folder can replace it
 LANGS = ("zh", "en")
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
 KINDS = (*SLIDER_KINDS, "compare", "match")  # compare: one head vs eight; match: which head found it

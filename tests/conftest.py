@@ -6,3 +6,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The real app, launched once for the API and browser tests."""
+    from tests.app_server import start
+
+    demo, url = start()
+    yield url
+    demo.close()

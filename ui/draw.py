@@ -11,8 +11,9 @@ from .text import HEAD_COLORS, NUMERALS, head_name, t
 STAR, NO_STAR = "★", "☆"
 
 
-def dragon_svg(gates: list[float], lang: str) -> str:
-    """The eight-headed dragon; each head glows as brightly as its slider is high (and says its number and name)."""
+def dragon_svg(lang: str) -> str:
+    """The eight-headed dragon. Each head's brightness and glow read the CSS variable --gN (its slider), which
+    gates_style() sets, so a slider move re-sends a few bytes instead of the whole drawing."""
     w, h = 520, 300
     cx, body_y = w / 2, 262
     parts = [
@@ -30,30 +31,38 @@ def dragon_svg(gates: list[float], lang: str) -> str:
         f'<ellipse cx="{cx}" cy="{body_y}" rx="120" ry="38" fill="#374151"/>',
         f'<ellipse cx="{cx}" cy="{body_y + 6}" rx="80" ry="20" fill="#6b7280" opacity="0.6"/>',
     ]
-    for i, (head, g) in enumerate(zip(HEADS, gates, strict=True)):
-        g = max(0.0, min(1.0, float(g)))
+    for i, head in enumerate(HEADS):
         angle = math.pi * (0.92 - 0.84 * i / 7)  # a fan from left to right
         hx, hy = cx + 215 * math.cos(angle), body_y - 40 - 175 * math.sin(angle)
         nx, ny = cx + 60 * math.cos(angle), body_y - 20
         colour = HEAD_COLORS[head]
+        g = f"var(--g{i}, 0.5)"
         parts += [
             f'<path d="M{nx:.1f},{ny:.1f} Q{(nx + hx) / 2:.1f},{(ny + hy) / 2 + 30:.1f} {hx:.1f},{hy + 14:.1f}" '
-            f'stroke="{colour}" stroke-width="12" fill="none" stroke-linecap="round" opacity="{0.35 + 0.65 * g:.2f}"/>',
-            f'<circle cx="{hx:.1f}" cy="{hy:.1f}" r="{22 + 18 * g:.1f}" fill="url(#glow{i})" opacity="{g:.2f}"/>',
-            f'<g class="head" data-head="{head}" data-gate="{g:.2f}" opacity="{0.3 + 0.7 * g:.2f}">',
+            f'stroke="{colour}" stroke-width="12" fill="none" stroke-linecap="round" style="opacity:calc(0.35 + 0.65 * {g})"/>',
+            f'<circle cx="{hx:.1f}" cy="{hy:.1f}" r="40" fill="url(#glow{i})" class="glow" '
+            f'style="opacity:{g};transform:scale(calc(0.55 + 0.45 * {g}))"/>',
+            f'<g class="head" data-head="{head}" style="opacity:calc(0.3 + 0.7 * {g})">',
+            f"<title>{html.escape(head_name(head, lang))}</title>",
             f'<path d="M{hx - 14:.1f},{hy - 10:.1f} l-6,-12 l12,7 Z M{hx + 14:.1f},{hy - 10:.1f} l6,-12 l-12,7 Z" '
             f'fill="{colour}" stroke="#111827" stroke-width="1"/>',
             f'<ellipse cx="{hx:.1f}" cy="{hy:.1f}" rx="21" ry="17" fill="{colour}" stroke="#111827" stroke-width="1.5"/>',
-            f'<circle cx="{hx - 8:.1f}" cy="{hy - 6:.1f}" r="{2.5 + 1.5 * g:.1f}" fill="#fff"/>',
-            f'<circle cx="{hx + 8:.1f}" cy="{hy - 6:.1f}" r="{2.5 + 1.5 * g:.1f}" fill="#fff"/>',
+            f'<circle cx="{hx - 8:.1f}" cy="{hy - 6:.1f}" r="3.5" fill="#fff"/>',
+            f'<circle cx="{hx + 8:.1f}" cy="{hy - 6:.1f}" r="3.5" fill="#fff"/>',
             f'<text x="{hx:.1f}" y="{hy + 11:.1f}" text-anchor="middle" font-size="13" font-weight="700" '
             f'fill="#fff" stroke="#111827" stroke-width="0.6">{NUMERALS[i]}</text>',
             "</g>",
-            f'<text x="{hx:.1f}" y="{hy - 28:.1f}" text-anchor="middle" font-size="12" class="head-name">'
-            f"{html.escape(head_name(head, lang))} {round(g * 100)}%</text>",
+            f'<text x="{hx:.1f}" y="{hy - 28:.1f}" text-anchor="middle" font-size="13" class="head-name">'
+            f"{html.escape(head_name(head, lang))}</text>",
         ]
     parts.append("</svg>")
     return "".join(parts)
+
+
+def gates_style(gates: list[float]) -> str:
+    """The dragon's brightness for these gates: a few CSS variables."""
+    values = ";".join(f"--g{i}:{max(0.0, min(1.0, float(g))):.2f}" for i, g in enumerate(gates))
+    return f"<style>svg.dragon{{{values}}}</style>"
 
 
 def tokens_html(tokens: list[str], lang: str, truncated: bool = False, max_tokens: int = 64) -> str:

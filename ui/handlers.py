@@ -12,7 +12,7 @@ from dragon.levels import LANGS, Level, all_levels, get_level, load_levels
 from dragon.scoring import as_gates, ascent_path, score, stars
 
 from . import views
-from .draw import dragon_svg, gauge_html, notice_html, story_html, tokens_html, why_html
+from .draw import dragon_svg, gates_style, gauge_html, notice_html, story_html, tokens_html, why_html
 from .text import head_name, t
 
 START_GATES = [0.5] * len(HEADS)
@@ -51,7 +51,7 @@ def page(level: Level, lang: str, progress: dict, notice: str = "", coach: str =
     out = {
         "session": {"level": level.id, "lang": lang},
         "header": views.header_html(lang),
-        "saved": game.sign(progress),
+        "saved": game.save(progress),
         "level_dd": {"choices": views.level_choices(progress, lang), "value": level.id},
         "xp": views.xp_html(progress, lang),
         "notice": notice_html(notice),
@@ -64,7 +64,7 @@ def page(level: Level, lang: str, progress: dict, notice: str = "", coach: str =
     reading = api.level_reading(level, lang)
     out["tokens"] = tokens_html(reading.tokens, lang, reading.analysis.truncated)
     if level.sliders:
-        out.update(slider_outputs(level, lang, START_GATES, progress))
+        out.update(slider_outputs(level, lang, START_GATES, progress), dragon=dragon_svg(lang))
         out["maps"] = views.maps_html(reading, lang) + views.silent_note(reading, lang)
         out.update({f"s{i}": g for i, g in enumerate(START_GATES)})
     elif level.kind == "compare":
@@ -93,20 +93,19 @@ def slider_outputs(level: Level, lang: str, gates, progress: dict) -> dict:
     s = score(reading, gates, level.target)
     earned = stars(s, game.hints_used(progress, level.id))
     stars_before = progress["stars"].get(level.id, 0)
-    out = {
-        "dragon": dragon_svg(list(gates), lang),
-        "target_view": views.target_view(level, reading, gates, lang),
-    }
+    out = {"target_view": views.target_view(level, reading, gates, lang)}
     if earned > stars_before or s > progress["best"].get(level.id, 0.0):
         progress = game.record(progress, level.id, s, earned)
         out.update(
-            saved=game.sign(progress),
+            saved=game.save(progress),
             xp=views.xp_html(progress, lang),
             why=why_html(level, lang, progress["stars"][level.id] > 0),
         )
         if progress["stars"][level.id] != stars_before:  # the level list shows stars
             out["level_dd"] = {"choices": views.level_choices(progress, lang), "value": level.id}
-    out["gauge"] = gauge_html(s, earned, progress["best"].get(level.id), cap(progress, level.id), lang)
+    out["gauge"] = gates_style(gates) + gauge_html(
+        s, earned, progress["best"].get(level.id), cap(progress, level.id), lang
+    )
     return out
 
 
@@ -178,7 +177,7 @@ def hint(state, saved, *gates) -> dict:
     way = t("hint_up" if advice["direction"] > 0 else "hint_down", lang)
     coach = t("hint_says", lang, head=head_name(advice["head"], lang), way=way)
     out = slider_outputs(level, lang, g, progress)
-    out.setdefault("saved", game.sign(progress))
+    out.setdefault("saved", game.save(progress))
     out["story"] = story_html(level, lang, coach)
     return out
 
@@ -195,8 +194,8 @@ def demo(state, saved, *gates) -> Iterator[dict]:
     coach = story_html(level, lang, t("demo_says", lang))
     for step_gates, _ in path:
         frame = slider_outputs(level, lang, step_gates, progress)
-        progress = game.load(frame.get("saved", game.sign(progress))).progress
-        frame.setdefault("saved", game.sign(progress))
+        progress = game.load(frame.get("saved", game.save(progress))).progress
+        frame.setdefault("saved", game.save(progress))
         frame.update({f"s{i}": v for i, v in enumerate(step_gates)}, story=coach)
         yield frame
         time.sleep(DEMO_DELAY_S)
@@ -217,7 +216,7 @@ def reveal(state, saved) -> dict:
     return {
         "story": story_html(level, lang, coach),
         "why": why_html(level, lang, True),
-        "saved": game.sign(progress),
+        "saved": game.save(progress),
     }
 
 
@@ -236,7 +235,7 @@ def _finish(level: Level, lang: str, progress: dict, earned: int) -> dict:
     """Record a chapter-1 result (score = share of the stars) and refresh what shows progress."""
     progress = game.record(progress, level.id, 100.0 * earned / 3, earned)
     return {
-        "saved": game.sign(progress),
+        "saved": game.save(progress),
         "xp": views.xp_html(progress, lang),
         "level_dd": {"choices": views.level_choices(progress, lang), "value": level.id},
         "why": why_html(level, lang, progress["stars"][level.id] > 0),

@@ -46,15 +46,18 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
             with gr.Column(scale=5):
                 c["gauge"] = gr.HTML(elem_id="gauge")
                 c["target_view"] = gr.HTML(elem_id="target-view")
-                c["why"] = gr.HTML(elem_id="why")
         c["maps"] = gr.HTML(elem_id="maps")
 
     with gr.Column(visible=False) as c["compare_panel"]:
         c["compare_maps"] = gr.HTML(elem_id="compare-maps")
         c["compare_q"] = gr.HTML()
         with gr.Row():
-            c["guess_one"] = gr.Number(label="1", precision=0, minimum=0, maximum=99, elem_id="guess-one")
-            c["guess_eight"] = gr.Number(label="8", precision=0, minimum=0, maximum=99, elem_id="guess-eight")
+            c["guess_one"] = gr.Number(
+                label=i18n("one_dragon"), precision=0, minimum=0, maximum=99, elem_id="guess-one"
+            )
+            c["guess_eight"] = gr.Number(
+                label=i18n("eight_dragon"), precision=0, minimum=0, maximum=99, elem_id="guess-eight"
+            )
             c["compare_btn"] = gr.Button(i18n("check"), variant="primary", elem_id="compare-btn")
         c["compare_result"] = gr.HTML(elem_id="compare-result")
 
@@ -65,6 +68,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
         c["match_btn"] = gr.Button(i18n("check"), variant="primary", elem_id="match-btn")
         c["match_result"] = gr.HTML(elem_id="match-result")
 
+    c["why"] = gr.HTML(elem_id="why")
     with gr.Accordion(i18n("progress"), open=False, elem_id="progress-acc"):
         with gr.Row():
             c["code_box"] = gr.Textbox(label=i18n("code"), max_lines=2, elem_id="code-box")

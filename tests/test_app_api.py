@@ -1,0 +1,119 @@
+"""The public API through the real app, driven with gradio_client."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from gradio_client import Client
+
+from dragon.levels import get_level
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def client(app_url) -> Client:
+    return Client(app_url, verbose=False)
+
+
+def test_api_page_lists_the_endpoints(client: Client) -> None:
+    info = client.view_api(print_info=False, return_format="dict")
+    assert {"/levels", "/play", "/hint", "/analyze"} <= set(info["named_endpoints"])
+
+
+def test_levels(client: Client) -> None:
+    levels = client.predict(api_name="/levels")
+    ids = [lv["id"] for lv in levels]
+    assert ids[:2] == ["1-1", "1-2"] and "2-10" in ids
+    poem = next(lv for lv in levels if lv["id"] == "2-1")
+    assert (
+        poem["kind"] == "poem"
+        and poem["chapter"] == 2
+        and poem["title"] == {"zh": "静夜思", "en": "Quiet Night Thought"}
+    )
+
+
+def test_play_and_hint(client: Client) -> None:
+    target = list(get_level("2-1").target)
+    won = client.predict("2-1", target, "zh", api_name="/play")
+    assert won["score"] == 100 and won["stars"] == 3
+    start = client.predict("2-1", [0.5] * 8, "en", api_name="/play")
+    assert 0 <= start["score"] < 70 and start["stars"] == 0
+    h = client.predict("2-1", [0.5] * 8, "zh", api_name="/hint")
+    assert h["head"] == "emotion" and h["direction"] == 1 and len(h["gates"]) == 8
+    better = client.predict("2-1", h["gates"], "zh", api_name="/play")
+    assert better["score"] > start["score"] - 1e-9 or better["score"] > 59
+
+
+def test_analyze(client: Client) -> None:
+    r = client.predict("昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。", "auto", api_name="/analyze")
+    assert r["heads"][4] == "time" and set(r["top"]["time"][:2]) == {"昨天", "正在"}
+    assert len(r["attention"]) == 8 and len(r["attention"][0]) == len(r["tokens"])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("2-1", [0.5] * 7), "8 values"),
+        (("2-1", [0.5] * 7 + [1.5]), "between 0 and 1"),
+        (("2-1", [-1] * 8), "between 0 and 1"),
+        (("nope", [0.5] * 8), "unknown level"),
+        (("1-2", [0.5] * 8), "not a slider level"),
+    ],
+)
+@pytest.mark.parametrize("endpoint", ["/play", "/hint"])
+def test_bad_calls_are_clear_errors_and_the_server_keeps_serving(client: Client, endpoint, args, message) -> None:
+    with pytest.raises(Exception, match=message) as info:
+        client.predict(*args, "zh", api_name=endpoint)
+    assert "Traceback" not in str(info.value)
+    assert client.predict("2-1", [0.5] * 8, "zh", api_name="/play")["score"] > 0  # still serving
+
+
+def call_raw(app_url: str, endpoint: str, body: str) -> tuple[str, dict]:
+    """POST a raw JSON body (NaN and Infinity included, as a hand-made client might send) and read the result."""
+    post = httpx.post(
+        f"{app_url}gradio_api/call/{endpoint}", content=body, headers={"Content-Type": "application/json"}
+    )
+    event_id = post.json()["event_id"]
+    lines = httpx.get(f"{app_url}gradio_api/call/{endpoint}/{event_id}", timeout=30).text.splitlines()
+    event = next(line.split(": ", 1)[1] for line in lines if line.startswith("event: "))
+    data = json.loads(next(line.split(": ", 1)[1] for line in lines if line.startswith("data: ")))
+    return event, data
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", '"x"', "null"])
+@pytest.mark.parametrize("endpoint", ["play", "hint"])
+def test_nan_and_garbage_gates_over_raw_http(app_url, client: Client, endpoint, bad) -> None:
+    event, data = call_raw(app_url, endpoint, f'{{"data": ["2-1", [{bad}, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5], "zh"]}}')
+    assert event == "error"
+    assert re.search("finite|numbers", data["error"]) and "Traceback" not in data["error"]
+    assert client.predict("2-1", [0.5] * 8, "zh", api_name="/play")["score"] > 0  # still serving
+
+
+@pytest.mark.parametrize("text, message", [("", "empty"), ("   ", "empty")])
+def test_analyze_bad_text(client: Client, text, message) -> None:
+    with pytest.raises(Exception, match=message):
+        client.predict(text, "auto", api_name="/analyze")
+
+
+def test_huge_text_through_the_api(client: Client) -> None:
+    r = client.predict("很长的文字。" * 20000, "auto", api_name="/analyze")
+    assert r["truncated"] is True and len(r["tokens"]) == 64
+
+
+def test_malformed_level_file_stops_startup(tmp_path: Path) -> None:
+    bad = (
+        (ROOT / "assets" / "levels" / "chapter2.yaml")
+        .read_text(encoding="utf-8")
+        .replace("emotion: 1.0", "emotion: 7", 1)
+    )
+    (tmp_path / "chapter2.yaml").write_text(bad, encoding="utf-8")
+    env = {"DRAGON_LEVELS": str(tmp_path), "PATH": "/usr/bin:/bin", "GRADIO_SERVER_PORT": "1"}
+    done = subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "chapter2.yaml: levels[0] (2-1).target.emotion: must be a number between 0 and 1" in done.stderr
+    assert "Traceback" not in done.stderr
