@@ -116,7 +116,9 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, handlers.hint, [*MOVE, "story"])
         c["hint_btn"].click(fn, [c["session"], c["saved"], *sliders], out, api_visibility="private")
         fn, out = wire(c, handlers.demo, [*MOVE, "story", *SLIDERS])
-        c["demo_btn"].click(fn, [c["session"], c["saved"], *sliders], out, api_visibility="private")
+        c["demo_btn"].click(
+            fn, [c["session"], c["saved"], *sliders], out, show_progress="hidden", api_visibility="private"
+        )
         fn, out = wire(c, handlers.reset, [*MOVE, *SLIDERS])
         c["reset_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
         fn, out = wire(c, handlers.reveal, ["story", "why", "saved"])

@@ -117,3 +117,15 @@ def test_malformed_level_file_stops_startup(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "chapter2.yaml: levels[0] (2-1).target.emotion: must be a number between 0 and 1" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_readme_api_example_runs(app_url) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\nfrom gradio_client import Client\n(.+?)```", readme, re.S).group(0)
+    code = code.strip("`").removeprefix("python\n").replace("http://localhost:7860/", app_url)
+    lines = [line.split("  #")[0] for line in code.splitlines() if line.strip()]
+    namespace: dict = {}
+    exec("\n".join(lines[:2]), namespace)
+    results = [eval(line, namespace) for line in lines[2:]]
+    assert results[1]["score"] == 100 and results[1]["stars"] == 3
+    assert results[2]["head"] == "emotion" and results[3]["tokens"][0] == "昨天"

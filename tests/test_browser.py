@@ -102,6 +102,37 @@ def test_chapter_one_compare(page, app_url) -> None:
     shot(page, "06-zh-one-head-or-eight")
 
 
+def test_chapter_one_match_in_english(page, app_url) -> None:
+    page.goto(f"{app_url}?level=1-2&lang=en")
+    page.wait_for_selector("#pick-0 input")
+    for i, name in enumerate(["Time", "Space", "Emotion", "Grammar"]):
+        box = page.locator(f"#pick-{i} input")
+        box.click()
+        box.fill(name)
+        page.locator("ul[role=listbox] li", has_text=name).first.click()
+    page.locator("#match-btn").click()
+    page.wait_for_selector("#match-result .result")
+    assert "4 of 4 right" in page.locator("#match-result").text_content()
+    page.wait_for_selector("#why .why")
+    shot(page, "07-en-first-collaboration")
+
+
+def test_hint_then_goddess_demo(page, app_url) -> None:
+    page.goto(f"{app_url}?level=2-4")
+    page.wait_for_selector("svg.dragon")
+    page.locator("#hint-btn").click()
+    page.wait_for_selector("#story .coach")
+    assert "小T" in page.locator("#story .coach").text_content()
+    page.wait_for_selector("#gauge .note")  # "at most 2 stars" after a hint
+    page.locator("#demo-btn").click()
+    page.wait_for_function(
+        "parseFloat(document.querySelector('#gauge .score-value').textContent) >= 95", timeout=30_000
+    )
+    value = float(page.locator("#slider-logic input[type=number]").input_value())
+    assert value != 0.5  # the sliders themselves moved
+    shot(page, "08-zh-goddess-demo")
+
+
 def test_tampered_storage_resets_without_a_crash(page, app_url) -> None:
     page.goto(f"{app_url}?level=2-2")
     page.wait_for_selector("svg.dragon")

@@ -9,6 +9,14 @@ from dragon.levels import Level
 from .text import HEAD_COLORS, NUMERALS, head_name, t
 
 STAR, NO_STAR = "★", "☆"
+# Gradio's HTML component runs its value through Handlebars and a JS template literal before showing it,
+# so besides the usual HTML escapes, `$`, backticks and braces in any text must not reach it raw.
+_TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;", "\\": "&#92;"})
+
+
+def esc(text: str) -> str:
+    """Escape text for our HTML: markup, and the template syntax Gradio's HTML component would evaluate."""
+    return html.escape(str(text)).translate(_TEMPLATE_CHARS)
 
 
 def dragon_svg(lang: str) -> str:
@@ -17,7 +25,7 @@ def dragon_svg(lang: str) -> str:
     w, h = 520, 300
     cx, body_y = w / 2, 262
     parts = [
-        f'<svg class="dragon" viewBox="0 0 {w} {h}" role="img" aria-label="{html.escape(t("app_title", lang))}">',
+        f'<svg class="dragon" viewBox="0 0 {w} {h}" role="img" aria-label="{esc(t("app_title", lang))}">',
         "<defs>",
         *(
             f'<radialGradient id="glow{i}"><stop offset="0" stop-color="{HEAD_COLORS[head]}" stop-opacity="0.9"/>'
@@ -43,7 +51,7 @@ def dragon_svg(lang: str) -> str:
             f'<circle cx="{hx:.1f}" cy="{hy:.1f}" r="40" fill="url(#glow{i})" class="glow" '
             f'style="opacity:{g};transform:scale(calc(0.55 + 0.45 * {g}))"/>',
             f'<g class="head" data-head="{head}" style="opacity:calc(0.3 + 0.7 * {g})">',
-            f"<title>{html.escape(head_name(head, lang))}</title>",
+            f"<title>{esc(head_name(head, lang))}</title>",
             f'<path d="M{hx - 14:.1f},{hy - 10:.1f} l-6,-12 l12,7 Z M{hx + 14:.1f},{hy - 10:.1f} l6,-12 l-12,7 Z" '
             f'fill="{colour}" stroke="#111827" stroke-width="1"/>',
             f'<ellipse cx="{hx:.1f}" cy="{hy:.1f}" rx="21" ry="17" fill="{colour}" stroke="#111827" stroke-width="1.5"/>',
@@ -53,7 +61,7 @@ def dragon_svg(lang: str) -> str:
             f'fill="#fff" stroke="#111827" stroke-width="0.6">{NUMERALS[i]}</text>',
             "</g>",
             f'<text x="{hx:.1f}" y="{hy - 28:.1f}" text-anchor="middle" font-size="13" class="head-name">'
-            f"{html.escape(head_name(head, lang))}</text>",
+            f"{esc(head_name(head, lang))}</text>",
         ]
     parts.append("</svg>")
     return "".join(parts)
@@ -66,8 +74,8 @@ def gates_style(gates: list[float]) -> str:
 
 
 def tokens_html(tokens: list[str], lang: str, truncated: bool = False, max_tokens: int = 64) -> str:
-    chips = "".join(f'<span class="tok">{html.escape(tok)}</span>' for tok in tokens)
-    note = f'<div class="note">{html.escape(t("truncated", lang, n=max_tokens))}</div>' if truncated else ""
+    chips = "".join(f'<span class="tok">{esc(tok)}</span>' for tok in tokens)
+    note = f'<div class="note">{esc(t("truncated", lang, n=max_tokens))}</div>' if truncated else ""
     return f'<div class="tokens" lang="{"zh-CN" if lang == "zh" else "en"}">{chips}</div>{note}'
 
 
@@ -85,7 +93,7 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
     )
     star_text = STAR * stars + NO_STAR * (3 - stars)
     best_text = f"{t('best', lang)} {best:.1f}" if best is not None else ""
-    cap_text = f'<div class="note">{html.escape(t("stars_cap", lang, n=cap))}</div>' if cap < 3 else ""
+    cap_text = f'<div class="note">{esc(t("stars_cap", lang, n=cap))}</div>' if cap < 3 else ""
     return (
         '<div class="gauge">'
         f'<svg viewBox="0 0 200 112" role="img" aria-label="{t("score", lang)} {s:.1f}">'
@@ -95,7 +103,7 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
         f'<text x="100" y="92" text-anchor="middle" font-size="30" font-weight="700" class="score-value">{s:.1f}</text>'
         "</svg>"
         f'<div class="stars" aria-label="{stars} / 3">{star_text}</div>'
-        f'<div class="best">{html.escape(best_text)}</div>{cap_text}</div>'
+        f'<div class="best">{esc(best_text)}</div>{cap_text}</div>'
     )
 
 
@@ -114,7 +122,7 @@ def profile_svg(player: list[float], target: list[float] | None, silent: list[st
         name = f"{NUMERALS[i]} {head_name(head, lang)}"
         quiet = head in silent
         fill = ' fill="#9ca3af"' if quiet else ""
-        parts.append(f'<text x="112" y="{y + 17}" text-anchor="end" font-size="13"{fill}>{html.escape(name)}</text>')
+        parts.append(f'<text x="112" y="{y + 17}" text-anchor="end" font-size="13"{fill}>{esc(name)}</text>')
         if target is not None:
             tw = 290 * target[i] / scale
             parts.append(
@@ -132,21 +140,21 @@ def profile_svg(player: list[float], target: list[float] | None, silent: list[st
 
 
 def story_html(level: Level, lang: str, coach: str = "") -> str:
-    title = html.escape(level.title[lang])
-    source = f' <span class="source">— {html.escape(level.source[lang])}</span>' if level.source else ""
-    chapter = html.escape(t("chapter", lang, n=level.chapter))
-    coach_html = f'<div class="coach">{html.escape(coach)}</div>' if coach else ""
+    title = esc(level.title[lang])
+    source = f' <span class="source">— {esc(level.source[lang])}</span>' if level.source else ""
+    chapter = esc(t("chapter", lang, n=level.chapter))
+    coach_html = f'<div class="coach">{esc(coach)}</div>' if coach else ""
     return (
-        f'<div class="story"><div class="level-title">{chapter} · {html.escape(level.id)} {title}{source}</div>'
-        f"<p>{html.escape(level.story[lang])}</p>{coach_html}</div>"
+        f'<div class="story"><div class="level-title">{chapter} · {esc(level.id)} {title}{source}</div>'
+        f"<p>{esc(level.story[lang])}</p>{coach_html}</div>"
     )
 
 
 def why_html(level: Level, lang: str, visible: bool) -> str:
     if not visible:
         return ""
-    return f'<div class="why"><b>{html.escape(t("why_title", lang))}</b> {html.escape(level.why[lang])}</div>'
+    return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(level.why[lang])}</div>'
 
 
 def notice_html(message: str) -> str:
-    return f'<div class="notice" role="status">{html.escape(message)}</div>' if message else ""
+    return f'<div class="notice" role="status">{esc(message)}</div>' if message else ""

@@ -1,6 +1,5 @@
 """Event handlers: each takes the player's state in and returns a dict of named outputs (state included)."""
 
-import html
 import json
 import time
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from dragon.levels import LANGS, Level, all_levels, get_level, load_levels
 from dragon.scoring import as_gates, ascent_path, score, stars
 
 from . import views
-from .draw import dragon_svg, gates_style, gauge_html, notice_html, story_html, tokens_html, why_html
+from .draw import dragon_svg, esc, gates_style, gauge_html, notice_html, story_html, tokens_html, why_html
 from .text import head_name, t
 
 START_GATES = [0.5] * len(HEADS)
@@ -71,8 +70,8 @@ def page(level: Level, lang: str, progress: dict, notice: str = "", coach: str =
         pictures, _ = views.compare_html(level, lang)
         out.update(
             compare_maps=pictures,
-            compare_q=f"<p>{t('compare_one', lang, w=level.focus[lang])}<br>{t('compare_eight', lang)}"
-            f"<br><small>{t('looks_rule', lang)}</small></p>",
+            compare_q=f"<p>{esc(t('compare_one', lang, w=level.focus[lang]))}<br>{esc(t('compare_eight', lang))}"
+            f"<br><small>{esc(t('looks_rule', lang))}</small></p>",
             guess_one=None,
             guess_eight=None,
             compare_result="",
@@ -261,7 +260,7 @@ def check_compare(state, saved, guess_one, guess_eight) -> dict:
         wb=sep.join(truth["eight_heads_see"]),
     )
     out = _finish(level, lang, game.load(saved).progress, earned)
-    out["compare_result"] = f'<div class="result">{"★" * earned}{"☆" * (3 - earned)} {text}</div>'
+    out["compare_result"] = f'<div class="result">{"★" * earned}{"☆" * (3 - earned)} {esc(text)}</div>'
     return out
 
 
@@ -274,7 +273,7 @@ def check_match(state, saved, *picks) -> dict:
     chosen = [p if p in HEADS else None for p in picks[: len(answers)]]
     earned, right = match_stars(chosen, answers)
     lines = "".join(
-        f"<li>{html.escape(f.says[lang])} — {t('right', lang) if ok else t('wrong', lang, head=head_name(a, lang))}</li>"
+        f"<li>{esc(f.says[lang])} — {t('right', lang) if ok else t('wrong', lang, head=head_name(a, lang))}</li>"
         for f, ok, a in zip(level.findings, right, answers, strict=True)
     )
     result = (

@@ -1,11 +1,12 @@
 """Attention maps as tiny PNGs (viridis: colour-blind safe) and labelled SVG maps."""
 
 import base64
-import html
 import io
 
 import numpy as np
 from PIL import Image
+
+from .draw import esc
 
 # viridis at 9 evenly spaced points; interpolated to 256
 _VIRIDIS_KEYS = np.array(
@@ -46,14 +47,14 @@ def labelled_map(
     cell = (size - label) / max(n, 1)
     font = max(7.0, min(13.0, cell * 0.8))
     parts = [
-        f'<svg class="attn-map" viewBox="0 0 {size} {size + 18}" role="img" aria-label="{html.escape(title)}">',
-        f'<text x="{size / 2}" y="13" text-anchor="middle" class="map-title">{html.escape(title)}</text>',
+        f'<svg class="attn-map" viewBox="0 0 {size} {size + 18}" role="img" aria-label="{esc(title)}">',
+        f'<text x="{size / 2}" y="13" text-anchor="middle" class="map-title">{esc(title)}</text>',
         f'<image x="{label}" y="{label + 18}" width="{size - label}" height="{size - label}" preserveAspectRatio="none" '
         f'style="image-rendering:pixelated" href="{png_data_uri(matrix)}"/>',
     ]
     if label:
         for i, tok in enumerate(tokens):
-            word = html.escape(tok if len(tok) <= 6 else tok[:5] + "…")
+            word = esc(tok if len(tok) <= 6 else tok[:5] + "…")
             y = label + 18 + (i + 0.5) * cell
             x = label + (i + 0.5) * cell
             bold = ' font-weight="700"' if i == highlight else ""

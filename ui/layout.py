@@ -28,6 +28,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
     c["notice"] = gr.HTML()
     c["story"] = gr.HTML(elem_id="story")
     c["tokens"] = gr.HTML(elem_id="tokens")
+    c["why"] = gr.HTML(elem_id="why")  # the reveal of why, once the level has a star
 
     with gr.Column(visible=False) as c["slider_panel"]:
         with gr.Row():
@@ -62,13 +63,12 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
         c["compare_result"] = gr.HTML(elem_id="compare-result")
 
     with gr.Column(visible=False) as c["match_panel"]:
-        head_choices = [(head_label(i, "zh") + " / " + head_label(i, "en")[2:], h) for i, h in enumerate(HEADS)]
+        head_choices = [(head_label(i, "zh"), h) for i, h in enumerate(HEADS)]  # "⑤ 时序头 · Time": both languages
         for i in range(MAX_FINDINGS):
             c[f"pick{i}"] = gr.Dropdown(choices=head_choices, label="", elem_id=f"pick-{i}")
         c["match_btn"] = gr.Button(i18n("check"), variant="primary", elem_id="match-btn")
         c["match_result"] = gr.HTML(elem_id="match-result")
 
-    c["why"] = gr.HTML(elem_id="why")
     with gr.Accordion(i18n("progress"), open=False, elem_id="progress-acc"):
         with gr.Row():
             c["code_box"] = gr.Textbox(label=i18n("code"), max_lines=2, elem_id="code-box")

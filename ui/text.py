@@ -53,6 +53,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "compare_eight": ("八头龙：八个头一共看了几个不同的词？", "Eight-headed dragon: how many different words do its eight heads look at together?"),
     "one_dragon": ("一头龙看了几个词", "One head: how many words"),
     "eight_dragon": ("八头龙看了几个词", "Eight heads: how many words"),
+    "rows_title": ("答案头投给每个词的真实注意力", "Real attention the answer heads give each word"),
     "one_head_map": ("一个头（d_head = d_model）", "One head (d_head = d_model)"),
     "eight_head_rows": ("八个头读“{w}”时各看哪里", "Where each of the eight heads looks from “{w}”"),
     "compare_result": ("一头龙看了 {a} 个词：{wa}。八头龙看了 {b} 个词：{wb}。", "The one-headed dragon looks at {a}: {wa}. The eight heads look at {b}: {wb}."),

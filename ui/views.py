@@ -1,7 +1,5 @@
 """Views of a level for one player: pure functions from (level, language, gates, progress) to HTML strings."""
 
-import html
-
 import numpy as np
 
 from dragon import api, game
@@ -10,7 +8,7 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import Level, load_levels
 
-from .draw import NO_STAR, STAR
+from .draw import NO_STAR, STAR, esc
 from .heatmap import labelled_map, legend, png_data_uri
 from .text import HEAD_COLORS, NUMERALS, head_name, t
 
@@ -70,14 +68,14 @@ def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
         silent = api.silent_heads(reading)
         return (
             profile_svg(mine.tolist(), target.tolist(), silent, lang)
-            + f'<p class="note">{html.escape(t("profile_note", lang))}</p>'
+            + f'<p class="note">{esc(t("profile_note", lang))}</p>'
         )
     tokens = reading.tokens
     return (
         '<div class="pictures">'
         + labelled_map(mixed_map(reading, gates), tokens, t("your_mix", lang), size=320)
         + labelled_map(mixed_map(reading, level.target), tokens, t("target_mix", lang), size=320)
-        + f'</div>{legend(lang)}<p class="note">{html.escape(t("picture_note", lang))}</p>'
+        + f'</div>{legend(lang)}<p class="note">{esc(t("picture_note", lang))}</p>'
     )
 
 
@@ -96,12 +94,12 @@ def maps_html(reading: Reading, lang: str) -> str:
         tiles.append(
             f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
             f'<figcaption><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
-            f"{NUMERALS[i]} {html.escape(head_name(head, lang))}</figcaption>"
-            f'<img alt="{html.escape(head_name(head, lang))}" src="{png_data_uri(maps[i])}"/>'
-            f'<div class="caption">{html.escape(caption)}</div></figure>'
+            f"{NUMERALS[i]} {esc(head_name(head, lang))}</figcaption>"
+            f'<img alt="{esc(head_name(head, lang))}" src="{png_data_uri(maps[i])}"/>'
+            f'<div class="caption">{esc(caption)}</div></figure>'
         )
     return (
-        f'<div class="maps-title">{html.escape(t("maps_title", lang))}</div>'
+        f'<div class="maps-title">{esc(t("maps_title", lang))}</div>'
         f'<div class="maps">{"".join(tiles)}</div>{legend(lang)}'
     )
 
@@ -112,7 +110,7 @@ def silent_note(reading: Reading, lang: str) -> str:
         return ""
     sep = "、" if lang == "zh" else ", "
     names = sep.join(head_name(h, lang) for h in silent)
-    return f'<div class="note silent-note">{html.escape(t("silent_note", lang, heads=names))}</div>'
+    return f'<div class="note silent-note">{esc(t("silent_note", lang, heads=names))}</div>'
 
 
 def compare_html(level: Level, lang: str) -> tuple[str, dict]:
@@ -134,19 +132,19 @@ def _rows_svg(rows: np.ndarray, labels: list[str], tokens: list[str], title: str
     height = top + cell_h * len(labels) + 4
     font = max(8.0, min(12.0, cell_w * 0.8))
     parts = [
-        f'<svg class="attn-map" viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(title)}">',
-        f'<text x="{width / 2}" y="13" text-anchor="middle" class="map-title">{html.escape(title)}</text>',
+        f'<svg class="attn-map" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(title)}">',
+        f'<text x="{width / 2}" y="13" text-anchor="middle" class="map-title">{esc(title)}</text>',
         f'<image x="{left}" y="{top}" width="{width - left}" height="{cell_h * len(labels)}" preserveAspectRatio="none" '
         f'style="image-rendering:pixelated" href="{png_data_uri(rows)}"/>',
     ]
     for j, tok in enumerate(tokens):
         x = left + (j + 0.5) * cell_w
-        word = html.escape(tok if len(tok) <= 6 else tok[:5] + "…")
+        word = esc(tok if len(tok) <= 6 else tok[:5] + "…")
         parts.append(f'<text transform="translate({x},{top - 3}) rotate(-60)" font-size="{font}">{word}</text>')
     for i, lab in enumerate(labels):
         y = top + (i + 0.5) * cell_h
         parts.append(
-            f'<text x="{left - 4}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="11">{html.escape(lab)}</text>'
+            f'<text x="{left - 4}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="11">{esc(lab)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -159,4 +157,4 @@ def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
     rows = np.stack([maps[HEADS.index(h)].sum(axis=0) / max(1, len(reading.tokens)) for h in heads])
     rows = rows / max(float(rows.max()), 1e-9)
     labels = [f"{NUMERALS[HEADS.index(h)]} {head_name(h, lang)}" for h in heads]
-    return _rows_svg(rows, labels, reading.tokens, t("maps_title", lang), width=520)
+    return _rows_svg(rows, labels, reading.tokens, t("rows_title", lang), width=640)
