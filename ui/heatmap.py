@@ -38,39 +38,63 @@ def png_data_uri(matrix: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def labelled_map(
-    matrix: np.ndarray, tokens: list[str], title: str, size: int = 360, highlight: int | None = None
+def _short(word: str) -> str:
+    return esc(word if len(word) <= 6 else word[:5] + "…")
+
+
+def labelled_grid(
+    matrix: np.ndarray,
+    rows: list[str],
+    cols: list[str],
+    title: str,
+    width: int = 360,
+    row_height: float | None = None,
+    highlight: int | None = None,
 ) -> str:
-    """An SVG attention map with the tokens along both axes; the PNG carries the cells."""
-    n = len(tokens)
-    label = 64 if n <= 40 else 0  # long texts: cells only
-    cell = (size - label) / max(n, 1)
-    font = max(7.0, min(13.0, cell * 0.8))
+    """An SVG heat map with labelled rows and columns (the PNG carries the cells); square cells unless
+    row_height is given; more than 40 columns: cells only."""
+    labelled = len(cols) <= 40
+    left = (96 if max(map(len, rows), default=0) > 6 else 64) if labelled else 0
+    top = 18 + (52 if labelled else 0)
+    cell_w = (width - left) / max(len(cols), 1)
+    cell_h = row_height or cell_w
+    height = top + cell_h * len(rows) + 4
+    font = max(7.0, min(13.0, cell_w * 0.8))
     parts = [
-        f'<svg class="attn-map" viewBox="0 0 {size} {size + 18}" role="img" aria-label="{esc(title)}">',
-        f'<text x="{size / 2}" y="13" text-anchor="middle" class="map-title">{esc(title)}</text>',
-        f'<image x="{label}" y="{label + 18}" width="{size - label}" height="{size - label}" preserveAspectRatio="none" '
+        f'<svg class="attn-map{" attn-rows" if row_height else ""}" viewBox="0 0 {width} {height:.0f}" role="img" '
+        f'aria-label="{esc(title)}">',
+        f'<text x="{width / 2}" y="13" text-anchor="middle" class="map-title">{esc(title)}</text>',
+        f'<image x="{left}" y="{top}" width="{width - left}" height="{cell_h * len(rows)}" preserveAspectRatio="none" '
         f'style="image-rendering:pixelated" href="{png_data_uri(matrix)}"/>',
     ]
-    if label:
-        for i, tok in enumerate(tokens):
-            word = esc(tok if len(tok) <= 6 else tok[:5] + "…")
-            y = label + 18 + (i + 0.5) * cell
-            x = label + (i + 0.5) * cell
-            bold = ' font-weight="700"' if i == highlight else ""
+    if labelled:
+        for j, word in enumerate(cols):
+            bold = ' font-weight="700"' if j == highlight else ""
+            x = left + (j + 0.5) * cell_w
             parts.append(
-                f'<text x="{label - 3}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="{font}"{bold}>{word}</text>'
+                f'<text transform="translate({x},{top - 3}) rotate(-60)" font-size="{font}"{bold}>{_short(word)}</text>'
             )
+        for i, word in enumerate(rows):
+            bold = ' font-weight="700"' if i == highlight else ""
+            y = top + (i + 0.5) * cell_h
+            text = _short(word) if row_height is None else esc(word)
             parts.append(
-                f'<text transform="translate({x},{label + 15}) rotate(-60)" font-size="{font}"{bold}>{word}</text>'
+                f'<text x="{left - 4}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="{min(font, 12)}"{bold}>{text}</text>'
             )
         if highlight is not None:
-            y = label + 18 + highlight * cell
+            y = top + highlight * cell_h
             parts.append(
-                f'<rect x="{label}" y="{y}" width="{size - label}" height="{cell}" fill="none" stroke="#ff3b30" stroke-width="2"/>'
+                f'<rect x="{left}" y="{y}" width="{width - left}" height="{cell_h}" fill="none" stroke="#ff3b30" stroke-width="2"/>'
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def labelled_map(
+    matrix: np.ndarray, tokens: list[str], title: str, size: int = 360, highlight: int | None = None
+) -> str:
+    """A T × T attention map with the tokens along both axes; `highlight` frames one query row."""
+    return labelled_grid(matrix, tokens, tokens, title, width=size, highlight=highlight)
 
 
 def legend(lang: str) -> str:

@@ -9,7 +9,7 @@ from dragon.engine import Reading
 from dragon.levels import Level, load_levels
 
 from .draw import NO_STAR, STAR, esc
-from .heatmap import labelled_map, legend, png_data_uri
+from .heatmap import labelled_grid, labelled_map, legend, png_data_uri
 from .text import HEAD_COLORS, NUMERALS, head_name, t
 
 
@@ -120,34 +120,9 @@ def compare_html(level: Level, lang: str) -> tuple[str, dict]:
     word = level.focus[lang]
     rows = np.asarray(truth["eight_head_rows"])  # (h, T)
     labels = [f"{NUMERALS[i]} {head_name(h, lang)}" for i, h in enumerate(HEADS)]
-    eight = _rows_svg(rows, labels, tokens, t("eight_head_rows", lang, w=word))
+    eight = labelled_grid(rows, labels, tokens, t("eight_head_rows", lang, w=word), width=380, row_height=24)
     one = labelled_map(truth["one_head_map"].numpy(), tokens, t("one_head_map", lang), size=340, highlight=focus)
     return f'<div class="pictures">{one}{eight}</div>{legend(lang)}', truth
-
-
-def _rows_svg(rows: np.ndarray, labels: list[str], tokens: list[str], title: str, width: int = 380) -> str:
-    n = len(tokens)
-    left, top = 96, 70
-    cell_w, cell_h = (width - left) / n, 24
-    height = top + cell_h * len(labels) + 4
-    font = max(8.0, min(12.0, cell_w * 0.8))
-    parts = [
-        f'<svg class="attn-map" viewBox="0 0 {width} {height}" role="img" aria-label="{esc(title)}">',
-        f'<text x="{width / 2}" y="13" text-anchor="middle" class="map-title">{esc(title)}</text>',
-        f'<image x="{left}" y="{top}" width="{width - left}" height="{cell_h * len(labels)}" preserveAspectRatio="none" '
-        f'style="image-rendering:pixelated" href="{png_data_uri(rows)}"/>',
-    ]
-    for j, tok in enumerate(tokens):
-        x = left + (j + 0.5) * cell_w
-        word = esc(tok if len(tok) <= 6 else tok[:5] + "…")
-        parts.append(f'<text transform="translate({x},{top - 3}) rotate(-60)" font-size="{font}">{word}</text>')
-    for i, lab in enumerate(labels):
-        y = top + (i + 0.5) * cell_h
-        parts.append(
-            f'<text x="{left - 4}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="11">{esc(lab)}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
@@ -157,4 +132,4 @@ def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
     rows = np.stack([maps[HEADS.index(h)].sum(axis=0) / max(1, len(reading.tokens)) for h in heads])
     rows = rows / max(float(rows.max()), 1e-9)
     labels = [f"{NUMERALS[HEADS.index(h)]} {head_name(h, lang)}" for h in heads]
-    return _rows_svg(rows, labels, reading.tokens, t("rows_title", lang), width=640)
+    return labelled_grid(rows, labels, reading.tokens, t("rows_title", lang), width=640, row_height=24)
