@@ -26,12 +26,16 @@ PROJECTOR_JS = """(on) => { localStorage.setItem('dragon-projector', on ? '1' : 
   history.replaceState(null, '', url.toString()); }"""
 
 
-def as_update(value):
-    """Handlers speak plain values; panels take a bool (visibility), dropdowns a dict of properties."""
-    if isinstance(value, dict) and not {"level", "lang"} >= set(value):
-        return gr.update(**value)
-    if isinstance(value, bool):
+PANELS = {"slider_panel", "compare_panel", "match_panel"}  # handlers give these a bool: shown or not
+PROPS = {"level_dd", *(f"pick{i}" for i in range(handlers.MAX_FINDINGS))}  # handlers give these a dict of properties
+
+
+def as_update(name: str, value):
+    """Handlers speak plain values; here they become Gradio updates where a component needs one."""
+    if name in PANELS:
         return gr.update(visible=value)
+    if name in PROPS:
+        return gr.update(**value)
     return value
 
 
@@ -39,7 +43,7 @@ def wire(c: dict, fn, outputs: list[str]):
     """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's output tuple."""
 
     def shape(result: dict):
-        return tuple(as_update(result[name]) if name in result else gr.skip() for name in outputs)
+        return tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
 
     if getattr(fn, "__code__", None) and fn.__code__.co_flags & 0x20:  # a generator: stream every frame
 

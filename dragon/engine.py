@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .analyser import Analysis, analyse
+from .analyser import MAX_CHARS, Analysis, analyse
 from .attention import AttentionResult, MultiHeadAttention
 from .config import HEADS, DragonConfig
 from .device import interactive_device
@@ -36,7 +36,15 @@ class Dragon:
         self.config = config
         self.device = device or interactive_device()
         self.attention: MultiHeadAttention = build_dragon_attention(config).to(self.device)
-        self.read = functools.lru_cache(maxsize=256)(self._read)
+        self._cached_read = functools.lru_cache(maxsize=256)(self._read)
+
+    def read(self, text: str, lang: str = "auto") -> Reading:
+        """The dragon's reading of a text, cached (keyed on no more of the text than is ever read)."""
+        if not isinstance(text, str) or not isinstance(lang, str):
+            raise ValueError("text and lang must be strings")
+        if len(text) > MAX_CHARS:
+            text = text[: MAX_CHARS + 1]  # still longer than the cap, so still reported as cut
+        return self._cached_read(text, lang)
 
     def forward(self, x: torch.Tensor, gates: torch.Tensor | None = None, residual: bool = True) -> AttentionResult:
         return self.attention(x.to(self.device), gates, residual=residual)

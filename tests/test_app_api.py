@@ -94,6 +94,12 @@ def test_nan_and_garbage_gates_over_raw_http(app_url, client: Client, endpoint, 
     assert client.predict("2-1", [0.5] * 8, "zh", api_name="/play")["score"] > 0  # still serving
 
 
+@pytest.mark.parametrize("body", ['{"data": [["a", "b"], "auto"]}', '{"data": [null, "auto"]}', '{"data": ["hi", 3]}'])
+def test_analyze_garbage_over_raw_http(app_url, body) -> None:
+    event, data = call_raw(app_url, "analyze", body)
+    assert event == "error" and "string" in data["error"]
+
+
 @pytest.mark.parametrize("text, message", [("", "empty"), ("   ", "empty")])
 def test_analyze_bad_text(client: Client, text, message) -> None:
     with pytest.raises(Exception, match=message):

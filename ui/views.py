@@ -8,7 +8,7 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import Level, load_levels
 
-from .draw import NO_STAR, STAR, esc
+from .draw import NO_STAR, STAR, esc, profile_svg
 from .heatmap import labelled_grid, labelled_map, legend, png_data_uri
 from .text import HEAD_COLORS, NUMERALS, head_name, t
 
@@ -59,8 +59,6 @@ def mixed_map(reading: Reading, gates) -> np.ndarray:
 
 def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
     """Early levels: the head profile against the target's silhouette; later: the two attention pictures."""
-    from .draw import profile_svg
-
     if level.show == "silhouette":
         sizes = head_sizes(reading)
         mine = unit(np.asarray(gates, dtype=np.float64) * sizes)
