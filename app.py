@@ -26,17 +26,12 @@ PROJECTOR_JS = """(on) => { localStorage.setItem('dragon-projector', on ? '1' : 
   history.replaceState(null, '', url.toString()); }"""
 
 
-PANELS = {"slider_panel", "compare_panel", "match_panel"}  # handlers give these a bool: shown or not
 PROPS = {"level_dd", *(f"pick{i}" for i in range(handlers.MAX_FINDINGS))}  # handlers give these a dict of properties
 
 
 def as_update(name: str, value):
-    """Handlers speak plain values; here they become Gradio updates where a component needs one."""
-    if name in PANELS:
-        return gr.update(visible=value)
-    if name in PROPS:
-        return gr.update(**value)
-    return value
+    """Handlers speak plain values; a component whose properties change (not just its value) gets a gr.update."""
+    return gr.update(**value) if name in PROPS else value
 
 
 def wire(c: dict, fn, outputs: list[str]):
@@ -93,12 +88,11 @@ def analyze(text: str, lang: str = "auto") -> dict:
 
 
 PAGE = [
-    "session", "header", "saved", "level_dd", "xp", "notice", "story", "tokens", "slider_panel", "compare_panel",
-    "match_panel", "dragon", "gauge", "target_view", "why", "maps", *(f"s{i}" for i in range(8)),
-    "compare_maps", "compare_q", "guess_one", "guess_eight", "compare_result",
+    "session", "header", "saved", "level_dd", "story", "dragon", "gauge", "target_view", "maps",
+    *(f"s{i}" for i in range(8)), "compare_view", "guess_one", "guess_eight", "compare_result",
     *(f"pick{i}" for i in range(handlers.MAX_FINDINGS)), "match_result",
 ]  # fmt: skip
-MOVE = ["gauge", "target_view", "why", "saved", "xp", "level_dd"]
+MOVE = ["gauge", "target_view", "story", "saved", "header", "level_dd"]
 SLIDERS = [f"s{i}" for i in range(len(HEADS))]
 
 
@@ -125,9 +119,9 @@ def build_app() -> gr.Blocks:
         )
         fn, out = wire(c, handlers.reset, [*MOVE, *SLIDERS])
         c["reset_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
-        fn, out = wire(c, handlers.reveal, ["story", "why", "saved"])
+        fn, out = wire(c, handlers.reveal, ["story", "saved"])
         c["reveal_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
-        done = ["saved", "xp", "level_dd", "why"]
+        done = ["saved", "header", "level_dd", "story"]
         fn, out = wire(c, handlers.check_compare, [*done, "compare_result"])
         c["compare_btn"].click(
             fn, [c["session"], c["saved"], c["guess_one"], c["guess_eight"]], out, api_visibility="private"

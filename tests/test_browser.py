@@ -64,7 +64,7 @@ def test_win_a_poem_switch_to_english_and_keep_the_stars(page, app_url) -> None:
     set_sliders(page, get_level("2-1").target)
     page.wait_for_function("document.querySelector('#gauge .stars').textContent.includes('★★★')")
     assert page.locator("#gauge .score-value").text_content() == "100.0"
-    page.wait_for_selector("#why .why")  # the reveal of why, after a star
+    page.wait_for_selector("#story .why")  # the reveal of why, after a star
     shot(page, "02-zh-poem-won")
 
     page.get_by_label("English").check()
@@ -113,7 +113,7 @@ def test_chapter_one_match_in_english(page, app_url) -> None:
     page.locator("#match-btn").click()
     page.wait_for_selector("#match-result .result")
     assert "4 of 4 right" in page.locator("#match-result").text_content()
-    page.wait_for_selector("#why .why")
+    page.wait_for_selector("#story .why")
     shot(page, "07-en-first-collaboration")
 
 

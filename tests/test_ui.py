@@ -27,7 +27,7 @@ def test_level_text_in_html_is_escaped() -> None:
 def test_boot_opens_a_linked_level_in_the_linked_language() -> None:
     view = handlers.boot('{"lang": "en", "level": "2-3", "projector": true}', None)
     assert view["session"] == {"level": "2-3", "lang": "en"} and "On the Stork Tower" in view["story"]
-    assert view["slider_panel"] is True and view["compare_panel"] is False
+    assert "#compare-panel,#match-panel{display:none" in view["story"]  # only the slider panel shows
 
 
 @pytest.mark.parametrize("boot", ['{"level": "9-9"}', '{"level": "<b>x</b>"}', "not json", '["x"]', "x" * 5000, None])
@@ -38,13 +38,13 @@ def test_boot_survives_odd_links(boot) -> None:
 
 def test_unknown_link_says_so() -> None:
     view = handlers.boot('{"level": "<b>9-9</b>"}', None)
-    assert "9-9" in view["notice"] and "<b>" not in view["notice"]
+    assert "9-9" in view["story"] and "<b>9-9" not in view["story"]
 
 
 def test_tampered_browser_value_resets_with_notice() -> None:
     saved = game.save(game.record(game.new_progress(), "1-1", 100, 3)).replace('"1-1":3', '"1-1":2')
     view = handlers.boot('{"lang": "zh"}', saved)
-    assert "重新开始" in view["notice"] and game.load(view["saved"]).progress == game.new_progress()
+    assert "重新开始" in view["story"] and game.load(view["saved"]).progress == game.new_progress()
 
 
 def test_move_records_progress_in_the_returned_state_only() -> None:
@@ -100,9 +100,9 @@ def test_import_code_round_trip_and_bad_code() -> None:
     view = handlers.import_code(code, {"level": "1-1", "lang": "zh"}, game.save(game.new_progress()))
     assert game.load(view["saved"]).progress == progress
     bad = handlers.import_code("DRAGON1-garbage", {"level": "1-1", "lang": "en"}, game.save(progress))
-    assert set(bad) == {"notice"} and "nothing was changed" in bad["notice"]
+    assert set(bad) == {"story"} and "nothing was changed" in bad["story"]
 
 
 def test_locked_chapter_is_refused_from_the_menu() -> None:
     out = handlers.choose_level("2-1", {"level": "1-1", "lang": "en"}, game.save(game.new_progress()))
-    assert "locked" in out["notice"] and out["level_dd"]["value"] == "1-1"
+    assert "locked" in out["story"] and out["level_dd"]["value"] == "1-1"

@@ -45,33 +45,51 @@ def cap(progress: dict, level_id: str) -> int:
 # --- whole-page views -------------------------------------------------------------------------------
 
 
-def page(level: Level, lang: str, progress: dict, notice: str = "", coach: str = "") -> dict:
+PANELS = ("slider-panel", "compare-panel", "match-panel")
+
+
+def panels_style(shown: str | None = None) -> str:
+    """A <style> that hides every level panel but `shown`."""
+    hidden = ",".join(f"#{p}" for p in PANELS if p != shown)
+    return f"<style>{hidden}{{display:none !important}}</style>"
+
+
+def story(level: Level, lang: str, progress: dict, notice: str = "", coach: str = "", why: bool = False) -> str:
+    """The story block: a notice, the narration (and the coach's line), the tokens, the why once earned,
+    and a <style> that shows this level's panel."""
+    reading = api.level_reading(level, lang)
+    panel = "slider" if level.sliders else level.kind
+    return (
+        panels_style(f"{panel}-panel")
+        + notice_html(notice)
+        + story_html(level, lang, coach)
+        + tokens_html(reading.tokens, lang, reading.analysis.truncated)
+        + why_html(level, lang, why or progress["stars"].get(level.id, 0) > 0)
+    )
+
+
+def page(level: Level, lang: str, progress: dict, notice: str = "") -> dict:
     """Everything shown for a level, for a fresh start of it."""
     out = {
         "session": {"level": level.id, "lang": lang},
-        "header": views.header_html(lang),
+        "header": views.header_html(lang, progress),
         "saved": game.save(progress),
         "level_dd": {"choices": views.level_choices(progress, lang), "value": level.id},
-        "xp": views.xp_html(progress, lang),
-        "notice": notice_html(notice),
-        "story": story_html(level, lang, coach),
-        "slider_panel": level.sliders,
-        "compare_panel": level.kind == "compare",
-        "match_panel": level.kind == "match",
-        "why": why_html(level, lang, progress["stars"].get(level.id, 0) > 0),
+        "story": story(level, lang, progress, notice),
     }
     reading = api.level_reading(level, lang)
-    out["tokens"] = tokens_html(reading.tokens, lang, reading.analysis.truncated)
     if level.sliders:
         out.update(slider_outputs(level, lang, START_GATES, progress), dragon=dragon_svg(lang))
         out["maps"] = views.maps_html(reading, lang) + views.silent_note(reading, lang)
         out.update({f"s{i}": g for i, g in enumerate(START_GATES)})
     elif level.kind == "compare":
         pictures, _ = views.compare_html(level, lang)
+        question = (
+            f"<p>{esc(t('compare_one', lang, w=level.focus[lang]))}<br>{esc(t('compare_eight', lang))}"
+            f"<br><small>{esc(t('looks_rule', lang))}</small></p>"
+        )
         out.update(
-            compare_maps=pictures,
-            compare_q=f"<p>{esc(t('compare_one', lang, w=level.focus[lang]))}<br>{esc(t('compare_eight', lang))}"
-            f"<br><small>{esc(t('looks_rule', lang))}</small></p>",
+            compare_view=pictures + question,
             guess_one=None,
             guess_eight=None,
             compare_result="",
@@ -95,13 +113,11 @@ def slider_outputs(level: Level, lang: str, gates, progress: dict) -> dict:
     out = {"target_view": views.target_view(level, reading, gates, lang)}
     if earned > stars_before or s > progress["best"].get(level.id, 0.0):
         progress = game.record(progress, level.id, s, earned)
-        out.update(
-            saved=game.save(progress),
-            xp=views.xp_html(progress, lang),
-            why=why_html(level, lang, progress["stars"][level.id] > 0),
-        )
-        if progress["stars"][level.id] != stars_before:  # the level list shows stars
+        out.update(saved=game.save(progress), header=views.header_html(lang, progress))
+        if progress["stars"][level.id] != stars_before:  # the level list shows stars; a first star shows why
             out["level_dd"] = {"choices": views.level_choices(progress, lang), "value": level.id}
+            if stars_before == 0:
+                out["story"] = story(level, lang, progress)
     out["gauge"] = gates_style(gates) + gauge_html(
         s, earned, progress["best"].get(level.id), cap(progress, level.id), lang
     )
@@ -129,13 +145,13 @@ def boot(boot_json: str, saved) -> dict:
 def choose_level(level_id, state, saved) -> dict:
     session = session_of(state)
     lang, progress = session["lang"], game.load(saved).progress
+    current = get_level(session["level"])
     if level_id not in all_levels():
-        return {"notice": notice_html(t("unknown_level", lang, id=str(level_id)[:20]))}
+        return {"story": story(current, lang, progress, t("unknown_level", lang, id=str(level_id)[:20]))}
     level = get_level(level_id)
     if level.chapter not in game.unlocked_chapters(progress):
-        current = get_level(session["level"])
         return {
-            "notice": notice_html(t("locked_level", lang)),
+            "story": story(current, lang, progress, t("locked_level", lang)),
             "level_dd": {"choices": views.level_choices(progress, lang), "value": current.id},
         }
     return page(level, lang, progress)
@@ -171,13 +187,13 @@ def hint(state, saved, *gates) -> dict:
     level, lang, progress, g = ctx
     advice = api.hint(level.id, g, lang)
     if advice["score_after"] <= advice["score"] + 1e-6:
-        return {"story": story_html(level, lang, t("hint_done", lang))}
+        return {"story": story(level, lang, progress, coach=t("hint_done", lang))}
     progress = game.use_hint(progress, level.id)
     way = t("hint_up" if advice["direction"] > 0 else "hint_down", lang)
     coach = t("hint_says", lang, head=head_name(advice["head"], lang), way=way)
     out = slider_outputs(level, lang, g, progress)
     out.setdefault("saved", game.save(progress))
-    out["story"] = story_html(level, lang, coach)
+    out["story"] = story(level, lang, progress, coach=coach)
     return out
 
 
@@ -190,7 +206,7 @@ def demo(state, saved, *gates) -> Iterator[dict]:
     while game.hints_used(progress, level.id) < 2:
         progress = game.use_hint(progress, level.id)
     path = ascent_path(api.level_reading(level, lang), g, level.target, steps=40, goal=99.0)
-    coach = story_html(level, lang, t("demo_says", lang))
+    coach = story(level, lang, progress, coach=t("demo_says", lang))
     for step_gates, _ in path:
         frame = slider_outputs(level, lang, step_gates, progress)
         progress = game.load(frame.get("saved", game.save(progress))).progress
@@ -212,11 +228,7 @@ def reveal(state, saved) -> dict:
         coach = t("reveal_says", lang) + weights
     else:
         coach = ""
-    return {
-        "story": story_html(level, lang, coach),
-        "why": why_html(level, lang, True),
-        "saved": game.save(progress),
-    }
+    return {"story": story(level, lang, progress, coach=coach, why=True), "saved": game.save(progress)}
 
 
 def reset(state, saved) -> dict:
@@ -235,9 +247,9 @@ def _finish(level: Level, lang: str, progress: dict, earned: int) -> dict:
     progress = game.record(progress, level.id, 100.0 * earned / 3, earned)
     return {
         "saved": game.save(progress),
-        "xp": views.xp_html(progress, lang),
+        "header": views.header_html(lang, progress),
         "level_dd": {"choices": views.level_choices(progress, lang), "value": level.id},
-        "why": why_html(level, lang, progress["stars"][level.id] > 0),
+        "story": story(level, lang, progress),
     }
 
 
@@ -298,5 +310,6 @@ def import_code(code, state, saved) -> dict:
     try:
         progress = game.import_code(code)
     except ValueError:
-        return {"notice": notice_html(t("bad_code", lang))}
+        progress = game.load(saved).progress
+        return {"story": story(get_level(session["level"]), lang, progress, t("bad_code", lang))}
     return page(get_level(session["level"]), lang, progress, t("imported", lang))

@@ -4,7 +4,7 @@ import gradio as gr
 
 from dragon.config import HEADS
 
-from .handlers import MAX_FINDINGS
+from .handlers import MAX_FINDINGS, panels_style
 from .text import head_label
 
 
@@ -22,15 +22,12 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
             )
         with gr.Column(scale=2, min_width=160):
             c["projector"] = gr.Checkbox(label=i18n("projector"), elem_id="projector-box")
-    with gr.Row():
-        c["level_dd"] = gr.Dropdown(choices=[], label=i18n("level"), scale=4, elem_id="level-dd")
-        c["xp"] = gr.HTML(scale=2)
-    c["notice"] = gr.HTML()
-    c["story"] = gr.HTML(elem_id="story")
-    c["tokens"] = gr.HTML(elem_id="tokens")
-    c["why"] = gr.HTML(elem_id="why")  # the reveal of why, once the level has a star
+    c["level_dd"] = gr.Dropdown(choices=[], label=i18n("level"), elem_id="level-dd")
+    # notice, narration, the text's tokens, the reveal of why, and which panel shows (a <style>): one component,
+    # because Gradio refreshes every output component's loading state on every event
+    c["story"] = gr.HTML(panels_style(), elem_id="story")  # all panels hidden until the first level opens
 
-    with gr.Column(visible=False) as c["slider_panel"]:
+    with gr.Column(elem_id="slider-panel"):
         with gr.Row():
             with gr.Column(scale=5):
                 c["dragon"] = gr.HTML(elem_id="dragon")
@@ -49,9 +46,8 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
                 c["target_view"] = gr.HTML(elem_id="target-view")
         c["maps"] = gr.HTML(elem_id="maps")
 
-    with gr.Column(visible=False) as c["compare_panel"]:
-        c["compare_maps"] = gr.HTML(elem_id="compare-maps")
-        c["compare_q"] = gr.HTML()
+    with gr.Column(elem_id="compare-panel"):
+        c["compare_view"] = gr.HTML(elem_id="compare-maps")
         with gr.Row():
             c["guess_one"] = gr.Number(
                 label=i18n("one_dragon"), precision=0, minimum=0, maximum=99, elem_id="guess-one"
@@ -62,7 +58,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
             c["compare_btn"] = gr.Button(i18n("check"), variant="primary", elem_id="compare-btn")
         c["compare_result"] = gr.HTML(elem_id="compare-result")
 
-    with gr.Column(visible=False) as c["match_panel"]:
+    with gr.Column(elem_id="match-panel"):
         head_choices = [(head_label(i, "zh"), h) for i, h in enumerate(HEADS)]  # "⑤ 时序头 · Time": both languages
         for i in range(MAX_FINDINGS):
             c[f"pick{i}"] = gr.Dropdown(choices=head_choices, label="", elem_id=f"pick-{i}")

@@ -26,16 +26,14 @@ def level_choices(progress: dict, lang: str) -> list[tuple[str, str]]:
     return out
 
 
-def header_html(lang: str) -> str:
-    return f"<div class='dragon-title'><h1>{t('app_title', lang)}</h1><p>{t('tagline', lang)}</p></div>"
-
-
-def xp_html(progress: dict, lang: str) -> str:
+def header_html(lang: str, progress: dict) -> str:
+    """The title, and the player's XP and stars."""
     total = 3 * sum(len(c.levels) for c in load_levels())
     earned = sum(progress["stars"].values())
     return (
-        f'<div class="xp"><b>{t("xp", lang)}</b> {game.xp(progress)} · '
-        f'<span aria-label="stars">{STAR} {earned}/{total}</span></div>'
+        f"<div class='dragon-title'><div><h1>{esc(t('app_title', lang))}</h1><p>{esc(t('tagline', lang))}</p></div>"
+        f'<div class="xp"><b>{esc(t("xp", lang))}</b> {game.xp(progress)} · '
+        f'<span aria-label="stars">{STAR} {earned}/{total}</span></div></div>'
     )
 
 
