@@ -21,7 +21,7 @@ def analyze(text: str, lang: str = "auto") -> dict:
     visible = w[:, :, 1:]  # (h, T, T): sink column dropped
     received = visible.sum(dim=1)  # (h, T): attention each token receives, summed over queries
     speaks = 1.0 - w[:, :, 0].mean(dim=1)  # (h,): share of attention not parked on the sink
-    strength = reading.parts.flatten(1).norm(dim=1)  # (h,): size of each head's part of the fused output
+    strength = reading.head_sizes  # (h,): size of each head's part of the fused output
     tokens = reading.tokens
     top = {}
     for h, head in enumerate(HEADS):

@@ -28,7 +28,7 @@ def level_reading(level: Level, lang: str) -> Reading:
 
 def silent_heads(reading: Reading) -> list[str]:
     """Heads whose contribution is ~0 for this text: their sliders barely matter here."""
-    size = reading.parts.flatten(1).norm(dim=1)  # (h,)
+    size = reading.head_sizes  # (h,)
     return [h for h, s in zip(HEADS, size.tolist(), strict=True) if s < SILENT * float(size.max())]
 
 

@@ -26,6 +26,11 @@ class Reading:
     def tokens(self) -> list[str]:
         return [t.text for t in self.analysis.tokens]
 
+    @functools.cached_property
+    def head_sizes(self) -> torch.Tensor:
+        """(h,) the norm of each head's part of the fused output: how much each head has to say here."""
+        return self.parts.flatten(1).norm(dim=1)
+
     def fused(self, gates: torch.Tensor) -> torch.Tensor:
         """(T, d) fused output for gates (h,): exactly linear in the gates (no bias), so Σ g_h · part_h."""
         return torch.einsum("h,htd->td", gates.to(self.parts), self.parts)

@@ -69,14 +69,19 @@ def _nudged(gates: torch.Tensor) -> torch.Tensor:
     return gates.clamp(1e-3, 1.0) if gates.max() <= 0 else gates
 
 
-def _step(reading: Reading, gates: torch.Tensor, target: torch.Tensor, size: float) -> tuple[torch.Tensor, float]:
-    """One projected, backtracking gradient step from `gates`: (new gates, new score), never worse."""
-    start = _nudged(gates)
-    _, grad = gradient(reading, start, target)
-    grad = feasible(grad, gates)
-    s0 = score(reading, gates, target)
+def uphill(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """The gradient of the score at `gates`, less what would push a gate out of [0, 1]."""
+    _, grad = gradient(reading, _nudged(gates), target)
+    return feasible(grad, gates)
+
+
+def _step(
+    reading: Reading, gates: torch.Tensor, target: torch.Tensor, grad: torch.Tensor, s0: float, size: float
+) -> tuple[torch.Tensor, float]:
+    """One backtracking step from `gates` (scoring s0) along `grad`: (new gates, new score), never worse."""
     if grad.abs().max() < 1e-9:
         return gates, s0
+    start = _nudged(gates)
     direction = grad / grad.abs().max()  # the most urgent gate moves by `size`
     for _ in range(12):
         new = ((start + size * direction).clamp(0.0, 1.0) * 1e4).round() / 1e4  # 4 decimals, as reported
@@ -99,11 +104,11 @@ class Hint:
 def hint(reading: Reading, gates, target) -> Hint:
     """The head whose slider the gradient says matters most, which way, and a better gate vector."""
     g, t = as_gates(gates), as_gates(target, "target")
-    _, grad = gradient(reading, _nudged(g), t)
-    grad = feasible(grad, g)
+    grad = uphill(reading, g, t)
     h = int(grad.abs().argmax())
-    new, after = _step(reading, g, t, size=0.25)
-    return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(new), score(reading, g, t), after)
+    now = score(reading, g, t)
+    new, after = _step(reading, g, t, grad, now, size=0.25)
+    return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(new), now, after)
 
 
 def _rounded(gates: torch.Tensor) -> list[float]:
@@ -117,7 +122,7 @@ def ascent_path(reading: Reading, gates, target, steps: int = 50, goal: float = 
     for _ in range(steps):
         if path[-1][1] >= goal:
             break
-        g, s1 = _step(reading, g, t, size=0.25)
+        g, s1 = _step(reading, g, t, uphill(reading, g, t), path[-1][1], size=0.25)
         if s1 <= path[-1][1]:
             break  # a local top (or the target itself): no step improves
         path.append((_rounded(g), s1))

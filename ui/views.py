@@ -37,11 +37,6 @@ def header_html(lang: str, progress: dict) -> str:
     )
 
 
-def head_sizes(reading: Reading) -> np.ndarray:
-    """Each head's part of the fused output, as a norm: (h,)."""
-    return reading.parts.flatten(1).norm(dim=1).numpy()
-
-
 def unit(v: np.ndarray) -> np.ndarray:
     n = float(np.linalg.norm(v))
     return v / n if n > 1e-12 else v * 0.0
@@ -58,7 +53,7 @@ def mixed_map(reading: Reading, gates) -> np.ndarray:
 def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
     """Early levels: the head profile against the target's silhouette; later: the two attention pictures."""
     if level.show == "silhouette":
-        sizes = head_sizes(reading)
+        sizes = reading.head_sizes.numpy()
         mine = unit(np.asarray(gates, dtype=np.float64) * sizes)
         target = unit(np.asarray(level.target) * sizes)
         silent = api.silent_heads(reading)
