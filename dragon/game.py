@@ -97,6 +97,13 @@ def use_hint(progress: dict, level_id: str) -> dict:
     return out
 
 
+def use_hints_up_to(progress: dict, level_id: str, count: int) -> dict:
+    """Count at least `count` hints on the level (the goddess's demo and the teacher's reveal count as two)."""
+    while hints_used(progress, level_id) < count:
+        progress = use_hint(progress, level_id)
+    return progress
+
+
 def hints_used(progress: dict, level_id: str) -> int:
     return progress["hints"].get(level_id, 0)
 

@@ -9,6 +9,13 @@ from dragon.levels import Level
 from .text import HEAD_COLORS, NUMERALS, head_name, t
 
 STAR, NO_STAR = "★", "☆"
+
+
+def star_text(stars: int) -> str:
+    """'★★☆' for 2 of 3 stars."""
+    return STAR * stars + NO_STAR * (3 - stars)
+
+
 # Gradio's HTML component runs its value through Handlebars and a JS template literal before showing it,
 # so besides the usual HTML escapes, `$`, backticks and braces in any text must not reach it raw.
 _TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;", "\\": "&#92;"})
@@ -91,7 +98,6 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
         'stroke="#111827" stroke-width="2"/>'
         for v in (70, 85, 95)
     )
-    star_text = STAR * stars + NO_STAR * (3 - stars)
     best_text = f"{t('best', lang)} {best:.1f}" if best is not None else ""
     cap_text = f'<div class="note">{esc(t("stars_cap", lang, n=cap))}</div>' if cap < 3 else ""
     return (
@@ -102,7 +108,7 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
         f"{ticks}"
         f'<text x="100" y="92" text-anchor="middle" font-size="30" font-weight="700" class="score-value">{s:.1f}</text>'
         "</svg>"
-        f'<div class="stars" aria-label="{stars} / 3">{star_text}</div>'
+        f'<div class="stars" aria-label="{stars} / 3">{star_text(stars)}</div>'
         f'<div class="best">{esc(best_text)}</div>{cap_text}</div>'
     )
 

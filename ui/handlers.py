@@ -11,7 +11,7 @@ from dragon.levels import LANGS, Level, all_levels, get_level, load_levels
 from dragon.scoring import as_gates, ascent_path, score, stars
 
 from . import views
-from .draw import dragon_svg, esc, gates_style, gauge_html, notice_html, story_html, tokens_html, why_html
+from .draw import dragon_svg, esc, gates_style, gauge_html, notice_html, star_text, story_html, tokens_html, why_html
 from .text import head_name, t
 
 START_GATES = [0.5] * len(HEADS)
@@ -79,7 +79,7 @@ def page(level: Level, lang: str, progress: dict, notice: str = "") -> dict:
     }
     reading = api.level_reading(level, lang)
     if level.sliders:
-        out.update(slider_outputs(level, lang, START_GATES, progress), dragon=dragon_svg(lang))
+        out.update(slider_outputs(level, lang, START_GATES, progress)[0], dragon=dragon_svg(lang))
         out["maps"] = views.maps_html(reading, lang) + views.silent_note(reading, lang)
         out.update({f"s{i}": g for i, g in enumerate(START_GATES)})
     elif level.kind == "compare":
@@ -104,8 +104,9 @@ def page(level: Level, lang: str, progress: dict, notice: str = "") -> dict:
     return out
 
 
-def slider_outputs(level: Level, lang: str, gates, progress: dict) -> dict:
-    """What changes when a slider moves: the dragon, the gauge, the target view (and progress, if beaten)."""
+def slider_outputs(level: Level, lang: str, gates, progress: dict) -> tuple[dict, dict]:
+    """What changes when a slider moves (the gauge with the dragon's brightness, the target view, and progress
+    if beaten), and the progress after it."""
     reading = api.level_reading(level, lang)
     s = score(reading, gates, level.target)
     earned = stars(s, game.hints_used(progress, level.id))
@@ -121,7 +122,7 @@ def slider_outputs(level: Level, lang: str, gates, progress: dict) -> dict:
     out["gauge"] = gates_style(gates) + gauge_html(
         s, earned, progress["best"].get(level.id), cap(progress, level.id), lang
     )
-    return out
+    return out, progress
 
 
 def boot(boot_json: str, saved) -> dict:
@@ -177,7 +178,7 @@ def move(state, saved, *gates) -> dict:
     if ctx is None:
         return {}
     level, lang, progress, g = ctx
-    return slider_outputs(level, lang, g, progress)
+    return slider_outputs(level, lang, g, progress)[0]
 
 
 def hint(state, saved, *gates) -> dict:
@@ -191,7 +192,7 @@ def hint(state, saved, *gates) -> dict:
     progress = game.use_hint(progress, level.id)
     way = t("hint_up" if advice["direction"] > 0 else "hint_down", lang)
     coach = t("hint_says", lang, head=head_name(advice["head"], lang), way=way)
-    out = slider_outputs(level, lang, g, progress)
+    out, progress = slider_outputs(level, lang, g, progress)
     out.setdefault("saved", game.save(progress))
     out["story"] = story(level, lang, progress, coach=coach)
     return out
@@ -203,13 +204,11 @@ def demo(state, saved, *gates) -> Iterator[dict]:
     if ctx is None:
         return
     level, lang, progress, g = ctx
-    while game.hints_used(progress, level.id) < 2:
-        progress = game.use_hint(progress, level.id)
+    progress = game.use_hints_up_to(progress, level.id, 2)
     path = ascent_path(api.level_reading(level, lang), g, level.target, steps=40, goal=99.0)
     coach = story(level, lang, progress, coach=t("demo_says", lang))
     for step_gates, _ in path:
-        frame = slider_outputs(level, lang, step_gates, progress)
-        progress = game.load(frame.get("saved", game.save(progress))).progress
+        frame, progress = slider_outputs(level, lang, step_gates, progress)
         frame.setdefault("saved", game.save(progress))
         frame.update({f"s{i}": v for i, v in enumerate(step_gates)}, story=coach)
         yield frame
@@ -222,8 +221,7 @@ def reveal(state, saved) -> dict:
     level, lang = get_level(session["level"]), session["lang"]
     progress = game.load(saved).progress
     if level.sliders:
-        while game.hints_used(progress, level.id) < 2:
-            progress = game.use_hint(progress, level.id)
+        progress = game.use_hints_up_to(progress, level.id, 2)
         weights = "  ".join(f"{head_name(h, lang)} {v:.1f}" for h, v in zip(HEADS, level.target, strict=True))
         coach = t("reveal_says", lang) + weights
     else:
@@ -236,7 +234,7 @@ def reset(state, saved) -> dict:
     if ctx is None:
         return {}
     level, lang, progress, g = ctx
-    return {**slider_outputs(level, lang, g, progress), **{f"s{i}": v for i, v in enumerate(g)}}
+    return {**slider_outputs(level, lang, g, progress)[0], **{f"s{i}": v for i, v in enumerate(g)}}
 
 
 # --- chapter 1 --------------------------------------------------------------------------------------
@@ -272,7 +270,7 @@ def check_compare(state, saved, guess_one, guess_eight) -> dict:
         wb=sep.join(truth["eight_heads_see"]),
     )
     out = _finish(level, lang, game.load(saved).progress, earned)
-    out["compare_result"] = f'<div class="result">{"★" * earned}{"☆" * (3 - earned)} {esc(text)}</div>'
+    out["compare_result"] = f'<div class="result">{star_text(earned)} {esc(text)}</div>'
     return out
 
 
@@ -289,7 +287,7 @@ def check_match(state, saved, *picks) -> dict:
         for f, ok, a in zip(level.findings, right, answers, strict=True)
     )
     result = (
-        f'<div class="result">{"★" * earned}{"☆" * (3 - earned)} {t("match_result", lang, n=sum(right), m=len(right))}'
+        f'<div class="result">{star_text(earned)} {t("match_result", lang, n=sum(right), m=len(right))}'
         f"<ul>{lines}</ul>{views.finding_rows(level, lang, answers)}</div>"
     )
     out = _finish(level, lang, game.load(saved).progress, earned)

@@ -8,7 +8,7 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import Level, load_levels
 
-from .draw import NO_STAR, STAR, esc, profile_svg
+from .draw import STAR, esc, profile_svg, star_text
 from .heatmap import labelled_grid, labelled_map, legend, png_data_uri
 from .text import HEAD_COLORS, NUMERALS, head_name, t
 
@@ -21,7 +21,7 @@ def level_choices(progress: dict, lang: str) -> list[tuple[str, str]]:
         for lv in chapter.levels:
             stars = progress["stars"].get(lv.id, 0)
             shown = chapter.number in opened or stars > 0  # a teacher's link may have opened a locked level
-            mark = STAR * stars + NO_STAR * (3 - stars) if shown else f"({t('locked', lang)})"
+            mark = star_text(stars) if shown else f"({t('locked', lang)})"
             out.append((f"{lv.id} {lv.title[lang]}  {mark}", lv.id))
     return out
 
