@@ -1,6 +1,7 @@
 """多头龙的秘密 · The Multi-Head Dragon — the Gradio app: builds the page and wires it to dragon/ (no logic here)."""
 
 import functools
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -40,7 +41,7 @@ def wire(c: dict, fn, outputs: list[str]):
     def shape(result: dict):
         return tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
 
-    if getattr(fn, "__code__", None) and fn.__code__.co_flags & 0x20:  # a generator: stream every frame
+    if inspect.isgeneratorfunction(fn):  # stream every frame
 
         def streamed(*args):
             for frame in fn(*args):

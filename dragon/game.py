@@ -128,7 +128,7 @@ CODE_PREFIX = "DRAGON1-"
 
 def export_code(progress: dict) -> str:
     """A short text a player copies to another computer."""
-    raw = json.dumps(sign(progress), sort_keys=True, separators=(",", ":")).encode("utf-8")
+    raw = save(progress).encode("utf-8")
     return CODE_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
