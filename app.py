@@ -83,6 +83,12 @@ def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
     return core_api.hint(level_id, gates, lang)
 
 
+def explain(level_id: str, lang: str = "zh") -> dict:
+    """A slider level's answer: text, target gates, why, and the narration's claims with the real attention
+    each claimed word receives."""
+    return core_api.explain(level_id, lang)
+
+
 def analyze(text: str, lang: str = "auto") -> dict:
     """The eight heads' real attention on any text (zh or en): tokens, heads, attention 8×T×T, top tokens."""
     return dragon.analyze(text, lang)
@@ -140,7 +146,7 @@ def build_app() -> gr.Blocks:
             None, None, [c["lang_radio"], c["projector"]],
             js="() => [window.__dragon.lang, window.__dragon.projector]",
         )  # fmt: skip
-        for endpoint in (levels, play, hint, analyze):
+        for endpoint in (levels, play, hint, explain, analyze):
             gr.api(api_error(endpoint), api_name=endpoint.__name__)
     demo.i18n_for_launch = i18n
     return demo

@@ -144,7 +144,7 @@ def main() -> None:
                 eight_slider_page_ms=round(shape * 1e3, 1),
                 eight_slider_page_ratio=round(shape / bare, 2),
             )
-        target = list(get_level("2-1").target)
+        target = list(get_level("2-1").target_for("zh"))
         saved = game.save(game.new_progress())
         app_rate, app_errors = load(
             app_url, "/move", lambda rng: (saved, *[min(1, max(0, g + rng.uniform(-0.3, 0.3))) for g in target])

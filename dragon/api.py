@@ -1,12 +1,11 @@
-"""The public API behind the app's endpoints: levels(), play(), hint() as plain JSON (no Gradio)."""
+"""The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
+from .claims import measure, silent_heads
 from .config import HEADS
 from .engine import Reading, default_dragon
 from .levels import LANGS, Level, get_level, load_levels
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
-
-SILENT = 0.05  # a head whose part of the fused output is under 5 % of the loudest head's "has nothing to say"
 
 
 def check_lang(lang: str) -> str:
@@ -24,12 +23,6 @@ def slider_level(level_id: str) -> Level:
 
 def level_reading(level: Level, lang: str) -> Reading:
     return default_dragon().read(level.text[check_lang(lang)], lang)
-
-
-def silent_heads(reading: Reading) -> list[str]:
-    """Heads whose contribution is ~0 for this text: their sliders barely matter here."""
-    size = reading.head_sizes  # (h,)
-    return [h for h, s in zip(HEADS, size.tolist(), strict=True) if s < SILENT * float(size.max())]
 
 
 def levels() -> list[dict]:
@@ -54,7 +47,7 @@ def play(level_id: str, gates: list[float], lang: str = "zh", hints_used: int = 
     level = slider_level(level_id)
     g = as_gates(gates)
     reading = level_reading(level, lang)
-    s = score(reading, g, level.target)
+    s = score(reading, g, level.target_for(lang))
     return {
         "level": level.id,
         "lang": lang,
@@ -68,7 +61,7 @@ def play(level_id: str, gates: list[float], lang: str = "zh", hints_used: int = 
 def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
     """The autograd gradient's advice: which head to move, which way, and a better gate vector."""
     level = slider_level(level_id)
-    h = gradient_hint(level_reading(level, lang), gates, level.target)
+    h = gradient_hint(level_reading(level, lang), gates, level.target_for(lang))
     return {
         "level": level.id,
         "head": h.head,
@@ -76,4 +69,31 @@ def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
         "gates": h.gates,
         "score": round(h.score, 2),
         "score_after": round(h.score_after, 2),
+        "done": h.done,
+    }
+
+
+def explain(level_id: str, lang: str = "zh") -> dict:
+    """A slider level's answer in one language: its text, target gates, why, and each claim of the narration
+    with the real attention every claimed word receives (its share of that head's attention to words)."""
+    level = slider_level(level_id)
+    reading = level_reading(level, lang)
+    return {
+        "level": level.id,
+        "lang": lang,
+        "text": level.text[lang],
+        "heads": list(HEADS),
+        "target": list(level.target_for(lang)),
+        "why": level.why[lang],
+        "claims": [
+            {
+                "head": c["head"],
+                "words": [w["word"] for w in c["words"]],
+                "silent": c["silent"],
+                "attention": {w["word"]: w["attention"] for w in c["words"]},
+                "loudness": c["loudness"],
+            }
+            for c in measure(reading, level.claims_for(lang))
+        ],
+        "silent_heads": silent_heads(reading),
     }

@@ -34,6 +34,15 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """What the narration says one head finds in the text: these words, or nothing at all."""
+
+    head: str
+    words: tuple[str, ...] = ()  # tokens the head attends to (empty when silent)
+    silent: bool = False  # the narration says this head has nothing to say here
+
+
+@dataclass(frozen=True)
 class Level:
     id: str
     chapter: int
@@ -42,15 +51,25 @@ class Level:
     text: Bilingual  # what the dragon reads, in each language
     story: Bilingual  # narration before playing
     why: Bilingual  # the reveal after
-    target: tuple[float, ...] | None = None  # slider levels: the target gates, in HEADS order
+    targets: dict[str, tuple[float, ...]] | None = None  # slider levels: lang -> target gates, in HEADS order
     show: str = "silhouette"
     source: Bilingual | None = None  # e.g. the poet
     focus: Bilingual | None = None  # compare levels: the word whose row is compared
     findings: tuple[Finding, ...] = ()  # match levels
+    claims: dict[str, tuple[Claim, ...]] | None = None  # lang -> what the narration says each head finds
 
     @property
     def sliders(self) -> bool:
         return self.kind in SLIDER_KINDS
+
+    def target_for(self, lang: str) -> tuple[float, ...]:
+        """The target gates in `lang` (a level may give one target per language, the heads that speak differ)."""
+        if self.targets is None:
+            raise ValueError(f"level {self.id} is a {self.kind} level and has no target")
+        return self.targets[lang]
+
+    def claims_for(self, lang: str) -> tuple[Claim, ...]:
+        return () if self.claims is None else self.claims[lang]
 
 
 @dataclass(frozen=True)
@@ -93,19 +112,62 @@ class _Reader:
             out[lang] = text.strip()
         return out
 
-    def target(self, data: dict, where: str) -> tuple[float, ...]:
+    def targets(self, data: dict, where: str) -> dict[str, tuple[float, ...]]:
+        """`target: {grammar: …}` for both languages, or `target: {zh: {…}, en: {…}}` one per language."""
         value = self.field(data, "target", where)
+        if isinstance(value, dict) and set(value) == set(LANGS):
+            return {lang: self.gates(value[lang], f"{where}.target.{lang}") for lang in LANGS}
+        gates = self.gates(value, f"{where}.target")
+        return {lang: gates for lang in LANGS}
+
+    def gates(self, value, where: str) -> tuple[float, ...]:
         if not isinstance(value, dict) or set(value) != set(HEADS):
-            raise self.fail(f"{where}.target", f"must give exactly the eight heads: {', '.join(HEADS)}")
+            raise self.fail(where, f"must give exactly the eight heads ({', '.join(HEADS)}) or zh and en")
         gates = []
         for head in HEADS:
             v = value[head]
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
-                raise self.fail(f"{where}.target.{head}", "must be a number between 0 and 1")
+                raise self.fail(f"{where}.{head}", "must be a number between 0 and 1")
             gates.append(float(v))
         if max(gates) <= 0:
-            raise self.fail(f"{where}.target", "cannot be all zero")
+            raise self.fail(where, "cannot be all zero")
         return tuple(gates)
+
+    def claims(self, data: dict, where: str, required: bool) -> dict[str, tuple[Claim, ...]] | None:
+        """`claims: {zh: [{head: time, words: [昨天]}, {head: logic, silent: true}], en: […]}`."""
+        value = self.field(data, "claims", where, required)
+        if value is None:
+            return None
+        if not isinstance(value, dict) or set(value) != set(LANGS):
+            raise self.fail(f"{where}.claims", "must give a list for zh and one for en")
+        out = {}
+        for lang in LANGS:
+            items, path = value[lang], f"{where}.claims.{lang}"
+            if not isinstance(items, list) or not items:
+                raise self.fail(path, "must be a non-empty list of {head, words} or {head, silent: true}")
+            claims, seen = [], set()
+            for i, item in enumerate(items):
+                claims.append(self.claim(item, f"{path}[{i}]"))
+                if claims[-1].head in seen:
+                    raise self.fail(f"{path}[{i}].head", f"{claims[-1].head} is claimed twice")
+                seen.add(claims[-1].head)
+            out[lang] = tuple(claims)
+        return out
+
+    def claim(self, item, where: str) -> Claim:
+        if not isinstance(item, dict) or set(item) - {"head", "words", "silent"}:
+            raise self.fail(where, "must be a mapping with head and words (or silent: true)")
+        head = item.get("head")
+        if head not in HEADS:
+            raise self.fail(f"{where}.head", f"must be a head id ({', '.join(HEADS)}), not {head!r}")
+        silent, words = item.get("silent", False), item.get("words")
+        if silent is True and words is None:
+            return Claim(head, (), True)
+        if silent not in (False, None) or not isinstance(words, list) or not words:
+            raise self.fail(where, "must list the words the head finds, or say silent: true")
+        if not all(isinstance(w, str) and w.strip() for w in words):
+            raise self.fail(f"{where}.words", "must be non-empty strings")
+        return Claim(head, tuple(str(w).strip() for w in words))
 
     def level(self, data: dict, where: str, chapter: int) -> Level:
         level_id = self.field(data, "id", where)
@@ -124,12 +186,13 @@ class _Reader:
             "story": self.bilingual(data, "story", where),
             "why": self.bilingual(data, "why", where),
             "source": self.bilingual(data, "source", where, required=False),
+            "claims": self.claims(data, where, required=False),
         }
         if kind in SLIDER_KINDS:
             show = data.get("show", "silhouette")
             if show not in SHOWS:
                 raise self.fail(f"{where}.show", f"must be one of {', '.join(SHOWS)}, not {show!r}")
-            return Level(**common, target=self.target(data, where), show=show)
+            return Level(**common, targets=self.targets(data, where), show=show)
         if kind == "compare":
             return Level(**common, focus=self.bilingual(data, "focus", where))
         findings = self.field(data, "findings", where)

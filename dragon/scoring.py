@@ -9,6 +9,7 @@ from .config import HEADS
 from .engine import Reading
 
 STAR_THRESHOLDS = (70.0, 85.0, 95.0)  # ★, ★★, ★★★
+PERFECT = 99.0  # at or above this score a hint may say "nothing left to tune"; below it, a hint always helps
 
 
 def as_gates(values, name: str = "gates") -> torch.Tensor:
@@ -26,14 +27,16 @@ def as_gates(values, name: str = "gates") -> torch.Tensor:
     return g.float()
 
 
-def similarity(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """100 · (1 − ‖û − v̂‖ / √2) for flattened, unit-scaled u and v; 0 when u is zero."""
+def similarity(u: torch.Tensor, v: torch.Tensor, clamp: bool = True) -> torch.Tensor:
+    """100 · (1 − ‖û − v̂‖ / √2) for flattened, unit-scaled u and v; 0 when u is zero. Unclamped (clamp=False)
+    it goes below 0 for vectors more than 90° apart, so the gradient still points uphill there."""
     u, v = u.flatten(), v.flatten()
     nu, nv = u.norm(), v.norm()
     if nu.item() < 1e-12 or nv.item() < 1e-12:
         return u.sum() * 0.0  # keeps the graph for autograd; the gradient there is 0
     dist = (u / nu - v / nv).norm()
-    return (100.0 * (1.0 - dist / math.sqrt(2.0))).clamp(0.0, 100.0)
+    value = 100.0 * (1.0 - dist / math.sqrt(2.0))
+    return value.clamp(0.0, 100.0) if clamp else value
 
 
 def score(reading: Reading, gates, target) -> float:
@@ -48,11 +51,11 @@ def stars(value: float, hints_used: int = 0) -> int:
 
 
 def gradient(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> tuple[float, torch.Tensor]:
-    """Score and its autograd gradient w.r.t. the gates."""
+    """Score and its autograd gradient w.r.t. the gates (of the unclamped score, so a score of 0 still has one)."""
     g = gates.clone().requires_grad_(True)
-    s = similarity(reading.fused(g), reading.fused(target))
+    s = similarity(reading.fused(g), reading.fused(target), clamp=False)
     (grad,) = torch.autograd.grad(s, g)
-    return float(s.detach()), grad
+    return max(0.0, float(s.detach())), grad
 
 
 def feasible(grad: torch.Tensor, gates: torch.Tensor) -> torch.Tensor:
@@ -84,12 +87,40 @@ def _step(
     start = _nudged(gates)
     direction = grad / grad.abs().max()  # the most urgent gate moves by `size`
     for _ in range(12):
-        new = ((start + size * direction).clamp(0.0, 1.0) * 1e4).round() / 1e4  # 4 decimals, as reported
+        new = _four_decimals(start + size * direction)
         s1 = score(reading, new, target)
         if s1 > s0:
             return new, s1
         size /= 2
     return gates, s0
+
+
+def _four_decimals(gates: torch.Tensor) -> torch.Tensor:
+    return ((gates.clamp(0.0, 1.0) * 1e4).round() / 1e4).float()  # 4 decimals, as reported
+
+
+def _toward_target(
+    reading: Reading, gates: torch.Tensor, target: torch.Tensor, s0: float, size: float
+) -> tuple[torch.Tensor, float]:
+    """The fallback when the gradient finds no step: move part of the way to the target. The fused output is
+    linear in the gates, so this walks the straight line to the target's output, and the angle only shrinks."""
+    for _ in range(12):
+        new = _four_decimals(gates + size * (target - gates))
+        s1 = score(reading, new, target)
+        if s1 > s0:
+            return new, s1
+        size /= 2
+    return gates, s0
+
+
+def improve(
+    reading: Reading, gates: torch.Tensor, target: torch.Tensor, s0: float, size: float = 0.25
+) -> tuple[torch.Tensor, float]:
+    """A better gate vector than `gates` (scoring s0), uphill along the gradient, else straight toward the target."""
+    new, s1 = _step(reading, gates, target, uphill(reading, gates, target), s0, size)
+    if s1 <= s0:
+        new, s1 = _toward_target(reading, gates, target, s0, size)
+    return new, s1
 
 
 @dataclass(frozen=True)
@@ -99,16 +130,21 @@ class Hint:
     gates: list[float]  # a suggested better gate vector
     score: float  # score now
     score_after: float  # score with the suggested gates
+    done: bool = False  # the score is already ≥ PERFECT: nothing left to tune
 
 
 def hint(reading: Reading, gates, target) -> Hint:
-    """The head whose slider the gradient says matters most, which way, and a better gate vector."""
+    """The head to move, which way, and a better gate vector; below PERFECT the hint always raises the score."""
     g, t = as_gates(gates), as_gates(target, "target")
-    grad = uphill(reading, g, t)
-    h = int(grad.abs().argmax())
     now = score(reading, g, t)
-    new, after = _step(reading, g, t, grad, now, size=0.25)
-    return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(new), now, after)
+    grad = uphill(reading, g, t)
+    if now >= PERFECT:
+        h = int(grad.abs().argmax())
+        return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(g), now, now, done=True)
+    new, after = improve(reading, g, t, now)
+    move = new - g
+    h = int(move.abs().argmax())  # the head whose slider the better vector moves most
+    return Hint(HEADS[h], 1 if move[h] >= 0 else -1, _rounded(new), now, after)
 
 
 def _rounded(gates: torch.Tensor) -> list[float]:
@@ -122,8 +158,8 @@ def ascent_path(reading: Reading, gates, target, steps: int = 50, goal: float = 
     for _ in range(steps):
         if path[-1][1] >= goal:
             break
-        g, s1 = _step(reading, g, t, uphill(reading, g, t), path[-1][1], size=0.25)
+        g, s1 = improve(reading, g, t, path[-1][1])
         if s1 <= path[-1][1]:
-            break  # a local top (or the target itself): no step improves
+            break  # the target itself: no step improves
         path.append((_rounded(g), s1))
     return path

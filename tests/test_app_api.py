@@ -38,7 +38,7 @@ def test_levels(client: Client) -> None:
 
 
 def test_play_and_hint(client: Client) -> None:
-    target = list(get_level("2-1").target)
+    target = list(get_level("2-1").target_for("zh"))
     won = client.predict("2-1", target, "zh", api_name="/play")
     assert won["score"] == 100 and won["stars"] == 3
     start = client.predict("2-1", [0.5] * 8, "en", api_name="/play")

@@ -61,7 +61,7 @@ def test_win_a_poem_switch_to_english_and_keep_the_stars(page, app_url) -> None:
     assert "静夜思" in page.locator("#story").text_content()
     shot(page, "01-zh-poem-start")
 
-    set_sliders(page, get_level("2-1").target)
+    set_sliders(page, get_level("2-1").target_for("zh"))
     page.wait_for_function("document.querySelector('#gauge .stars').textContent.includes('★★★')")
     assert page.locator("#gauge .score-value").text_content() == "100.0"
     page.wait_for_selector("#story .why")  # the reveal of why, after a star

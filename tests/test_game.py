@@ -77,7 +77,7 @@ def test_api_levels_and_play() -> None:
     levels = api.levels()
     assert [lv["id"] for lv in levels][:3] == ["1-1", "1-2", "2-1"]
     assert all({"id", "chapter", "kind", "title"} <= set(lv) and set(lv["title"]) == {"zh", "en"} for lv in levels)
-    target = api.slider_level("2-1").target
+    target = api.slider_level("2-1").target_for("zh")
     result = api.play("2-1", list(target))
     assert result["score"] == 100 and result["stars"] == 3
     assert "logic" in result["silent_heads"]  # no connective in the poem

@@ -34,7 +34,7 @@ def test_level_text_fits_the_cap(level, lang) -> None:
 @pytest.mark.parametrize("level", SLIDERS, ids=lambda lv: lv.id)
 @pytest.mark.parametrize("lang", LANGS)
 def test_slider_level_is_a_good_puzzle(level, lang) -> None:
-    report = check(default_dragon().read(level.text[lang], lang), list(level.target))
+    report = check(default_dragon().read(level.text[lang], lang), list(level.target_for(lang)))
     assert report.problems == [], report
 
 
@@ -64,6 +64,9 @@ levels:
     story: {zh: 故事, en: story}
     why: {zh: 原因, en: why}
     target: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}
+    claims:
+      zh: [{head: logic, silent: true}]
+      en: [{head: logic, silent: true}]
 """
 
 
@@ -91,7 +94,7 @@ def test_malformed_level_file_names_file_and_field(tmp_path: Path, change, messa
 def test_good_level_file_loads(tmp_path: Path) -> None:
     (tmp_path / "ok.yaml").write_text(GOOD, encoding="utf-8")
     (chapter,) = load_levels(tmp_path)
-    assert chapter.levels[0].target == (0, 0, 1, 0, 0, 0.5, 0, 0) and chapter.levels[0].kind in SLIDER_KINDS
+    assert chapter.levels[0].target_for("en") == (0, 0, 1, 0, 0, 0.5, 0, 0) and chapter.levels[0].kind in SLIDER_KINDS
 
 
 def test_duplicate_ids_are_refused(tmp_path: Path) -> None:

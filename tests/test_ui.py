@@ -50,7 +50,7 @@ def test_tampered_browser_value_resets_with_notice() -> None:
 def test_move_records_progress_in_the_returned_state_only() -> None:
     saved = game.save(game.new_progress())
     session = {"level": "2-1", "lang": "zh"}
-    out = handlers.move(session, saved, *get_level("2-1").target)
+    out = handlers.move(session, saved, *get_level("2-1").target_for("zh"))
     assert "★★★" in out["gauge"]
     assert game.load(out["saved"]).progress["stars"]["2-1"] == 3
     assert game.load(saved).progress["stars"] == {}  # the input was not mutated
@@ -70,7 +70,7 @@ def test_hint_caps_the_stars() -> None:
     assert "Emotion" in out["story"] and "raise" in out["story"]
     progress = game.load(out["saved"]).progress
     assert game.hints_used(progress, "2-1") == 1
-    won = handlers.move({"level": "2-1", "lang": "en"}, out["saved"], *get_level("2-1").target)
+    won = handlers.move({"level": "2-1", "lang": "en"}, out["saved"], *get_level("2-1").target_for("en"))
     assert "★★☆" in won["gauge"] and game.load(won["saved"]).progress["stars"]["2-1"] == 2
 
 

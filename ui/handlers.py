@@ -59,12 +59,14 @@ def story(level: Level, lang: str, progress: dict, notice: str = "", coach: str 
     and a <style> that shows this level's panel."""
     reading = api.level_reading(level, lang)
     panel = "slider" if level.sliders else level.kind
+    shown_why = why or progress["stars"].get(level.id, 0) > 0
     return (
         panels_style(f"{panel}-panel")
         + notice_html(notice)
         + story_html(level, lang, coach)
         + tokens_html(reading.tokens, lang, reading.analysis.truncated)
-        + why_html(level, lang, why or progress["stars"].get(level.id, 0) > 0)
+        + why_html(level, lang, shown_why)
+        + (views.claims_html(level, lang) if shown_why else "")
     )
 
 
@@ -108,7 +110,7 @@ def slider_outputs(level: Level, lang: str, gates, progress: dict) -> tuple[dict
     """What changes when a slider moves (the gauge with the dragon's brightness, the target view, and progress
     if beaten), and the progress after it."""
     reading = api.level_reading(level, lang)
-    s = score(reading, gates, level.target)
+    s = score(reading, gates, level.target_for(lang))
     earned = stars(s, game.hints_used(progress, level.id))
     stars_before = progress["stars"].get(level.id, 0)
     out = {"target_view": views.target_view(level, reading, gates, lang)}
@@ -187,7 +189,7 @@ def hint(state, saved, *gates) -> dict:
         return {}
     level, lang, progress, g = ctx
     advice = api.hint(level.id, g, lang)
-    if advice["score_after"] <= advice["score"] + 1e-6:
+    if advice["done"]:
         return {"story": story(level, lang, progress, coach=t("hint_done", lang))}
     progress = game.use_hint(progress, level.id)
     way = t("hint_up" if advice["direction"] > 0 else "hint_down", lang)
@@ -205,7 +207,7 @@ def demo(state, saved, *gates) -> Iterator[dict]:
         return
     level, lang, progress, g = ctx
     progress = game.use_hints_up_to(progress, level.id, 2)
-    path = ascent_path(api.level_reading(level, lang), g, level.target, steps=40, goal=99.0)
+    path = ascent_path(api.level_reading(level, lang), g, level.target_for(lang), steps=40, goal=99.0)
     coach = story(level, lang, progress, coach=t("demo_says", lang))
     for step_gates, _ in path:
         frame, progress = slider_outputs(level, lang, step_gates, progress)
@@ -222,7 +224,7 @@ def reveal(state, saved) -> dict:
     progress = game.load(saved).progress
     if level.sliders:
         progress = game.use_hints_up_to(progress, level.id, 2)
-        weights = "  ".join(f"{head_name(h, lang)} {v:.1f}" for h, v in zip(HEADS, level.target, strict=True))
+        weights = "  ".join(f"{head_name(h, lang)} {v:.1f}" for h, v in zip(HEADS, level.target_for(lang), strict=True))
         coach = t("reveal_says", lang) + weights
     else:
         coach = ""

@@ -55,7 +55,7 @@ def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
     if level.show == "silhouette":
         sizes = reading.head_sizes.numpy()
         mine = unit(np.asarray(gates, dtype=np.float64) * sizes)
-        target = unit(np.asarray(level.target) * sizes)
+        target = unit(np.asarray(level.target_for(lang)) * sizes)
         silent = api.silent_heads(reading)
         return (
             profile_svg(mine.tolist(), target.tolist(), silent, lang)
@@ -65,7 +65,7 @@ def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
     return (
         '<div class="pictures">'
         + labelled_map(mixed_map(reading, gates), tokens, t("your_mix", lang), size=320)
-        + labelled_map(mixed_map(reading, level.target), tokens, t("target_mix", lang), size=320)
+        + labelled_map(mixed_map(reading, level.target_for(lang)), tokens, t("target_mix", lang), size=320)
         + f'</div>{legend(lang)}<p class="note">{esc(t("picture_note", lang))}</p>'
     )
 
@@ -124,3 +124,21 @@ def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
     rows = rows / max(float(rows.max()), 1e-9)
     labels = [f"{NUMERALS[HEADS.index(h)]} {head_name(h, lang)}" for h in heads]
     return labelled_grid(rows, labels, reading.tokens, t("rows_title", lang), width=640, row_height=24)
+
+
+def claims_html(level: Level, lang: str) -> str:
+    """The narration's claims with the real numbers behind them ("Time → 昨天 0.62, 正在 0.31")."""
+    if not level.sliders:
+        return ""
+    items = []
+    for c in api.explain(level.id, lang)["claims"]:
+        name = f"{NUMERALS[HEADS.index(c['head'])]} {head_name(c['head'], lang)}"
+        if c["silent"]:
+            body = t("claim_silent", lang, n=f"{c['loudness']:.2f}")
+        else:
+            body = "→ " + ("，" if lang == "zh" else ", ").join(f"{w} {v:.2f}" for w, v in c["attention"].items())
+        items.append(
+            f'<li data-head="{c["head"]}"><span class="swatch" style="background:{HEAD_COLORS[c["head"]]}"></span>'
+            f"<b>{esc(name)}</b> {esc(body)}</li>"
+        )
+    return f'<div class="claims"><div class="claims-title">{esc(t("claims_title", lang))}</div><ul>{"".join(items)}</ul></div>'

@@ -1,0 +1,87 @@
+"""Claims as data: what a level's narration says each head finds, measured on the real attention."""
+
+import torch
+
+from .config import HEADS
+from .engine import Reading
+from .levels import Claim, Level
+
+# A claimed word is "found" by a head when it gets at least this share of the head's attention to words
+# (attention received, summed over every query row, sink excluded, divided by the head's total to words).
+FOUND_SHARE = 0.08
+# A head "has nothing to say" when its part of the fused output is under this share of the loudest head's.
+SILENT = 0.05
+# A head the target weights at least this much must speak in that language (else its slider is a dead weight).
+MUST_SPEAK = 0.2
+
+
+def attention_shares(reading: Reading) -> torch.Tensor:
+    """(h, T): each word's share of a head's attention to words (each row sums to 1, or is 0 for a mute head)."""
+    received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T): summed over query rows, sink column dropped
+    total = received.sum(dim=1, keepdim=True)
+    return torch.where(total > 1e-9, received / total.clamp_min(1e-9), torch.zeros_like(received))
+
+
+def loudness(reading: Reading) -> torch.Tensor:
+    """(h,): each head's part of the fused output, as a share of the loudest head's."""
+    size = reading.head_sizes
+    return size / size.max().clamp_min(1e-12)
+
+
+def silent_heads(reading: Reading) -> list[str]:
+    """Heads whose contribution is ~0 for this text: their sliders barely matter here."""
+    return [h for h, v in zip(HEADS, loudness(reading).tolist(), strict=True) if v < SILENT]
+
+
+def word_share(reading: Reading, shares: torch.Tensor, head: str, word: str) -> float | None:
+    """The share of `head`'s attention that `word` gets (all its occurrences); None if it is not a token."""
+    hits = [i for i, tok in enumerate(reading.tokens) if tok.lower() == word.lower()]
+    if not hits:
+        return None
+    return float(shares[HEADS.index(head), hits].sum())
+
+
+def measure(reading: Reading, claims: tuple[Claim, ...]) -> list[dict]:
+    """Each claim with its measured numbers: the share each word gets, and the head's loudness."""
+    shares, loud = attention_shares(reading), loudness(reading)
+    out = []
+    for c in claims:
+        words = [{"word": w, "attention": _round(word_share(reading, shares, c.head, w))} for w in c.words]
+        head_loudness = round(float(loud[HEADS.index(c.head)]), 4)
+        out.append({"head": c.head, "words": words, "silent": c.silent, "loudness": head_loudness})
+    return out
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 4)
+
+
+def problems(level: Level, lang: str, reading: Reading) -> list[str]:
+    """Every way the level's narration in `lang` is not borne out by the engine; [] when all of it holds."""
+    where = f"level {level.id} ({lang})"
+    out = []
+    silent = set(silent_heads(reading))
+    loud = loudness(reading)
+    for claim in measure(reading, level.claims_for(lang)):
+        head, level_of = claim["head"], float(loud[HEADS.index(claim["head"])])
+        if claim["silent"]:
+            if head not in silent:
+                out.append(f"{where}: head {head} is said to have nothing to say, but its part of the fused output is "
+                           f"{level_of:.2f} of the loudest head's (silent means < {SILENT})")
+            continue
+        if head in silent:
+            out.append(f"{where}: head {head} is said to find {', '.join(w['word'] for w in claim['words'])}, but it "
+                       f"is silent ({level_of:.3f} of the loudest head's output)")
+        for w in claim["words"]:
+            if w["attention"] is None:
+                out.append(f"{where}: head {head}: word {w['word']!r} is not a token of the text "
+                           f"({' / '.join(reading.tokens)})")
+            elif w["attention"] < FOUND_SHARE:
+                out.append(f"{where}: head {head}: word {w['word']!r} gets {w['attention']:.3f} of the head's "
+                           f"attention (a finding needs ≥ {FOUND_SHARE})")
+    if level.sliders:
+        for head, g in zip(HEADS, level.target_for(lang), strict=True):
+            if g >= MUST_SPEAK and head in silent:
+                out.append(f"{where}: head {head} has target {g} but is silent in this language "
+                           f"({float(loud[HEADS.index(head)]):.3f} of the loudest head's output)")
+    return out
