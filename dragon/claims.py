@@ -1,10 +1,14 @@
 """Claims as data: what a level's narration says each head finds, measured on the real attention."""
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from .config import HEADS
-from .engine import Reading
-from .levels import Claim, Level
+from .engine import Reading, default_dragon
+
+if TYPE_CHECKING:  # levels.py calls check_level at load time, so only the types come from there
+    from .levels import Claim, Level
 
 # A claimed word is "found" by a head when it gets at least this share of the head's attention to words
 # (attention received, summed over every query row, sink excluded, divided by the head's total to words).
@@ -41,7 +45,7 @@ def word_share(reading: Reading, shares: torch.Tensor, head: str, word: str) -> 
     return float(shares[HEADS.index(head), hits].sum())
 
 
-def measure(reading: Reading, claims: tuple[Claim, ...]) -> list[dict]:
+def measure(reading: Reading, claims: "tuple[Claim, ...]") -> list[dict]:
     """Each claim with its measured numbers: the share each word gets, and the head's loudness."""
     shares, loud = attention_shares(reading), loudness(reading)
     out = []
@@ -56,7 +60,7 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
 
-def problems(level: Level, lang: str, reading: Reading) -> list[str]:
+def problems(level: "Level", lang: str, reading: Reading) -> list[str]:
     """Every way the level's narration in `lang` is not borne out by the engine; [] when all of it holds."""
     where = f"level {level.id} ({lang})"
     out = []
@@ -85,3 +89,8 @@ def problems(level: Level, lang: str, reading: Reading) -> list[str]:
                 out.append(f"{where}: head {head} has target {g} but is silent in this language "
                            f"({float(loud[HEADS.index(head)]):.3f} of the loudest head's output)")
     return out
+
+
+def check_level(level: "Level") -> list[str]:
+    """The problems of a level's claims in every language, read by the real dragon."""
+    return [p for lang in ("zh", "en") for p in problems(level, lang, default_dragon().read(level.text[lang], lang))]

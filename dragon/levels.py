@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from .claims import check_level
 from .config import HEADS
 from .lexicon import ASSETS
 
@@ -224,7 +225,12 @@ def load_chapter(path: Path) -> Chapter:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise reader.fail("file", f"cannot be read as YAML ({type(err).__name__})") from err
-    return reader.chapter(data)
+    chapter = reader.chapter(data)
+    for level in chapter.levels:  # the narration must be true of the real attention, or the file does not load
+        wrong = check_level(level)
+        if wrong:
+            raise LevelError(f"{path.name}: {wrong[0]}" + (f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""))
+    return chapter
 
 
 @functools.cache

@@ -60,7 +60,7 @@ levels:
   - id: "9-1"
     kind: poem
     title: {zh: 题, en: T}
-    text: {zh: 床前明月光, en: moonlight}
+    text: {zh: 床前明月光，低头思故乡。, en: I miss my home.}
     story: {zh: 故事, en: story}
     why: {zh: 原因, en: why}
     target: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}
@@ -77,7 +77,7 @@ levels:
         (("emotion: 1,", "emotion: 1.5,"), r"target\.emotion: must be a number between 0 and 1"),
         (("emotion: 1,", "emotion: .nan,"), r"target\.emotion: must be a number between 0 and 1"),
         ((" context: 0}", "}"), r"target: must give exactly the eight heads"),
-        (("en: moonlight", "en: ''"), r"text\.en: must be a non-empty string"),
+        (("en: I miss my home.", "en: ''"), r"text\.en: must be a non-empty string"),
         (('id: "9-1"', "id: nine"), r"levels\[0\]\.id: must look like"),
         (("    why: {zh: 原因, en: why}\n", ""), r"\.why: is missing"),
         (("chapter: 9", "chapter: -1"), r"chapter: must be a positive whole number"),

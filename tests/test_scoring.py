@@ -7,10 +7,12 @@ import pytest
 import torch
 
 from dragon import HEADS, default_dragon
-from dragon.scoring import as_gates, ascent_path, gradient, hint, score, similarity, stars
+from dragon.levels import load_levels
+from dragon.scoring import PERFECT, as_gates, ascent_path, gradient, hint, score, similarity, stars
 
 TEXT = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
 TARGET = [0.3, 0.0, 1.0, 0.0, 0.8, 0.2, 0.0, 0.6]
+SLIDER_LEVELS = [lv for c in load_levels() for lv in c.levels if lv.sliders]
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +108,43 @@ def test_fused_equals_the_real_forward(reading) -> None:
     with torch.no_grad():
         via_forward = dragon.forward(reading.x, g).fused[1:]
     assert (via_parts - via_forward).abs().max() <= 1e-5
+
+
+def boundary_heavy_starts(n: int, seed: int) -> torch.Tensor:
+    """(n, 8) gate vectors where each gate is 0, 1 or uniform, a third each: players push sliders to the ends."""
+    g = torch.Generator().manual_seed(seed)
+    kind = torch.randint(0, 3, (n, 8), generator=g)
+    return torch.where(kind == 0, 0.0, torch.where(kind == 1, 1.0, torch.rand(n, 8, generator=g)))
+
+
+@pytest.mark.parametrize("level", SLIDER_LEVELS, ids=lambda lv: lv.id)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hints_never_lie(level, lang) -> None:
+    """From 1 000 starts, every hint below PERFECT finds better gates; at PERFECT or above it says so."""
+    r = default_dragon().read(level.text[lang], lang)
+    target = level.target_for(lang)
+    for start in boundary_heavy_starts(1000, seed=HEADS.index("time") + len(level.id)):
+        h = hint(r, start, target)
+        if h.score < PERFECT:
+            assert not h.done and h.score_after > h.score, (start.tolist(), h)
+        else:
+            assert h.done and h.gates == [round(float(v), 4) for v in start]
+
+
+@pytest.mark.parametrize("level", SLIDER_LEVELS, ids=lambda lv: lv.id)
+def test_goddess_demo_climbs_from_any_start(level) -> None:
+    r = default_dragon().read(level.text["zh"], "zh")
+    target = level.target_for("zh")
+    for start in boundary_heavy_starts(40, seed=7):
+        path = ascent_path(r, start, target, steps=3)
+        if path[0][1] < PERFECT:
+            assert len(path) >= 2 and path[1][1] > path[0][1], (start.tolist(), path[:2])
+
+
+def test_score_zero_still_has_a_way_up(reading) -> None:
+    orthogonal = [1.0 if t == 0 else 0.0 for t in TARGET]  # every open head is one the target shuts
+    assert score(reading, orthogonal, TARGET) < 1e-3
+    _, grad = gradient(reading, torch.tensor(orthogonal), torch.tensor(TARGET))
+    assert grad.abs().max() > 0
+    h = hint(reading, orthogonal, TARGET)
+    assert h.score_after > 0 and not h.done

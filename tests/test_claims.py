@@ -1,0 +1,152 @@
+"""Claims as data: every level's narration is held to the real attention, in each language."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from dragon import default_dragon
+from dragon.claims import FOUND_SHARE, MUST_SPEAK, check_level, measure, silent_heads
+from dragon.config import HEADS
+from dragon.levels import LANGS, LevelError, load_chapter, load_levels
+from ui.text import HEAD_NAMES
+
+LEVELS = [lv for c in load_levels() for lv in c.levels]
+SLIDERS = [lv for lv in LEVELS if lv.sliders]
+
+
+def reading(level, lang):
+    return default_dragon().read(level.text[lang], lang)
+
+
+@pytest.mark.parametrize("level", LEVELS, ids=lambda lv: lv.id)
+def test_every_claim_holds_on_the_real_attention(level) -> None:
+    assert check_level(level) == []
+
+
+@pytest.mark.parametrize("level", SLIDERS, ids=lambda lv: lv.id)
+@pytest.mark.parametrize("lang", LANGS)
+def test_slider_level_claims_and_why_agree(level, lang) -> None:
+    claims = level.claims_for(lang)
+    assert any(c.words for c in claims), "a slider level says what at least one head finds"
+    why = level.why[lang].lower()
+    for c in claims:  # the why is written from the findings: it names each head and each word found
+        assert named(c.head, lang, why), f"{level.id} ({lang}): the why does not name the {c.head} head"
+        for w in c.words:
+            assert w.lower() in why, f"{level.id} ({lang}): the why does not mention {w!r} ({c.head})"
+    claimed = {c.head for c in claims}
+    for head in HEADS:  # and it names no head the claims do not cover
+        assert not named(head, lang, why) or head in claimed, f"{level.id} ({lang}): why names {head} unclaimed"
+
+
+def named(head: str, lang: str, why: str) -> bool:
+    zh, en = HEAD_NAMES[head]
+    return zh in why if lang == "zh" else re.search(rf"\b{en.lower()}\b", why) is not None
+
+
+@pytest.mark.parametrize("level", SLIDERS, ids=lambda lv: lv.id)
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_weighted_or_claimed_head_is_silent(level, lang) -> None:
+    r = reading(level, lang)
+    silent = set(silent_heads(r))
+    weighted = {h for h, g in zip(HEADS, level.target_for(lang), strict=True) if g >= MUST_SPEAK}
+    important = {c.head for c in level.claims_for(lang) if c.words}
+    assert not (weighted | important) & silent
+    for c in measure(r, level.claims_for(lang)):  # the numbers explain() and the reveal show
+        assert all(w["attention"] >= FOUND_SHARE for w in c["words"])
+
+
+GOOD = """chapter: 9
+title: {zh: 测试, en: Test}
+levels:
+  - id: "9-1"
+    kind: poem
+    title: {zh: 题, en: T}
+    text: {zh: 床前明月光，低头思故乡。, en: I miss my home.}
+    story: {zh: 故事, en: story}
+    why: {zh: 原因, en: why}
+    target: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}
+    claims:
+      zh: [{head: emotion, words: [思]}, {head: logic, silent: true}]
+      en: [{head: emotion, words: [miss]}, {head: logic, silent: true}]
+"""
+
+
+def load(tmp_path: Path, text: str):
+    path = tmp_path / "pack.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_chapter(path)
+
+
+def test_true_claims_load(tmp_path: Path) -> None:
+    (level,) = load(tmp_path, GOOD).levels
+    assert [c.head for c in level.claims_for("zh")] == ["emotion", "logic"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [  # a claim the engine does not bear out: the file does not load, and says where and by how much
+        (("[{head: emotion, words: [思]}", "[{head: emotion, words: [床前]}"),
+         r"level 9-1 \(zh\): head emotion: word '床前' gets 0\.\d{3} of the head's attention \(a finding needs"),
+        (("{head: logic, silent: true}]\n      en", "{head: space, silent: true}]\n      en"),
+         r"level 9-1 \(zh\): head space is said to have nothing to say, but its part of the fused output is 0\.\d\d"),
+        (("en: [{head: emotion, words: [miss]}", "en: [{head: tone, words: [miss]}"),
+         r"level 9-1 \(en\): head tone is said to find miss, but it is silent \(0\.\d{3}"),
+        (("words: [miss]", "words: [moon]"), r"level 9-1 \(en\): head emotion: word 'moon' is not a token"),
+        (("tone: 0, context: 0}", "tone: 0.5, context: 0}"),
+         r"level 9-1 \(zh\): head tone has target 0\.5 but is silent in this language \(0\.\d{3}"),
+    ],
+)  # fmt: skip
+def test_false_claims_do_not_load(tmp_path: Path, change, message) -> None:
+    assert change[0] in GOOD
+    with pytest.raises(LevelError, match=rf"^pack\.yaml: {message}"):
+        load(tmp_path, GOOD.replace(*change))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("{head: logic, silent: true}]\n      en", "{head: reason, silent: true}]\n      en"),
+         r"claims\.zh\[1\]\.head: must be a head id"),
+        (("[{head: emotion, words: [思]}, ", "[{head: logic, words: [思]}, "), r"claims\.zh\[1\]\.head: logic is claimed twice"),
+        (("words: [miss]", "words: []"), r"claims\.en\[0\]: must list the words"),
+        (("      en: [{head: emotion, words: [miss]}, {head: logic, silent: true}]\n", ""),
+         r"claims: must give a list for zh and one for en"),
+        (("    claims:\n", "    claimz:\n"), r"\.claims: is missing"),
+    ],
+)  # fmt: skip
+def test_malformed_claims_name_the_field(tmp_path: Path, change, message) -> None:
+    assert change[0] in GOOD
+    with pytest.raises(LevelError, match=rf"^pack\.yaml: levels\[0\] \(9-1\)\.{message}"):
+        load(tmp_path, GOOD.replace(*change))
+
+
+def test_a_target_per_language(tmp_path: Path) -> None:
+    per_lang = GOOD.replace(
+        "    target: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}",
+        "    target:\n"
+        "      zh: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}\n"
+        "      en: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0, tone: 0, context: 0}",
+    )
+    (level,) = load(tmp_path, per_lang).levels
+    assert level.target_for("zh")[5] == 0.5 and level.target_for("en")[5] == 0.0
+
+
+def test_explain_endpoint_through_the_app(app_url) -> None:
+    """`explain` is on the API page and returns the level's text, target, why and measured claims."""
+    from gradio_client import Client
+
+    client = Client(app_url, verbose=False)
+    assert "/explain" in client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    level = SLIDERS[0]
+    for lang in LANGS:
+        out = client.predict(level.id, lang, api_name="/explain")
+        assert out["text"] == level.text[lang] and out["why"] == level.why[lang]
+        assert out["target"] == list(level.target_for(lang)) and out["heads"] == list(HEADS)
+        assert [c["head"] for c in out["claims"]] == [c.head for c in level.claims_for(lang)]
+        for c in out["claims"]:
+            assert set(c["attention"]) == set(c["words"])
+            assert all(v >= FOUND_SHARE for v in c["attention"].values())
+    for bad in (("9-9", "zh"), ("1-2", "zh"), (level.id, "fr")):
+        with pytest.raises(Exception, match="unknown level|not a slider level|lang must be"):
+            client.predict(*bad, api_name="/explain")
