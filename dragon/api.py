@@ -75,7 +75,8 @@ def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
 
 def explain(level_id: str, lang: str = "zh") -> dict:
     """A slider level's answer in one language: its text, target gates, why, and each claim of the narration
-    with the real attention every claimed word receives (its share of that head's attention to words)."""
+    with the real attention every claimed word receives: its share of that head's attention to words, or,
+    for a claim `from` a word, its share of that word's own row."""
     level = slider_level(level_id)
     reading = level_reading(level, lang)
     return {
@@ -88,6 +89,7 @@ def explain(level_id: str, lang: str = "zh") -> dict:
         "claims": [
             {
                 "head": c["head"],
+                "from": c["from"],
                 "words": [w["word"] for w in c["words"]],
                 "silent": c["silent"],
                 "attention": {w["word"]: w["attention"] for w in c["words"]},

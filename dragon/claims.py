@@ -13,6 +13,9 @@ if TYPE_CHECKING:  # levels.py calls check_level at load time, so only the types
 # A claimed word is "found" by a head when it gets at least this share of the head's attention to words
 # (attention received, summed over every query row, sink excluded, divided by the head's total to words).
 FOUND_SHARE = 0.08
+# A claim about one word's own row (`from: 它`, words: [钥匙]) holds when the word gets at least this share of
+# that row's attention to words (the first occurrence of the `from` word): the row mostly looks there.
+ROW_SHARE = 0.5
 # A head "has nothing to say" when its part of the fused output is under this share of the loudest head's.
 SILENT = 0.05
 # A head the target weights at least this much must speak in that language (else its slider is a dead weight).
@@ -37,12 +40,25 @@ def silent_heads(reading: Reading) -> list[str]:
     return [h for h, v in zip(HEADS, loudness(reading).tolist(), strict=True) if v < SILENT]
 
 
+def positions(reading: Reading, word: str) -> list[int]:
+    return [i for i, tok in enumerate(reading.tokens) if tok.lower() == word.lower()]
+
+
 def word_share(reading: Reading, shares: torch.Tensor, head: str, word: str) -> float | None:
     """The share of `head`'s attention that `word` gets (all its occurrences); None if it is not a token."""
-    hits = [i for i, tok in enumerate(reading.tokens) if tok.lower() == word.lower()]
+    hits = positions(reading, word)
     if not hits:
         return None
     return float(shares[HEADS.index(head), hits].sum())
+
+
+def row_shares(reading: Reading, head: str, source: str) -> torch.Tensor | None:
+    """(T,): where the first `source` token's row of `head` looks, as shares of its attention to words."""
+    hits = positions(reading, source)
+    if not hits:
+        return None
+    row = reading.weights[HEADS.index(head), hits[0] + 1, 1:]  # (T,) the query row, sink column dropped
+    return row / row.sum().clamp_min(1e-9)
 
 
 def measure(reading: Reading, claims: "tuple[Claim, ...]") -> list[dict]:
@@ -50,10 +66,19 @@ def measure(reading: Reading, claims: "tuple[Claim, ...]") -> list[dict]:
     shares, loud = attention_shares(reading), loudness(reading)
     out = []
     for c in claims:
-        words = [{"word": w, "attention": _round(word_share(reading, shares, c.head, w))} for w in c.words]
+        if c.source is None:
+            words = [{"word": w, "attention": _round(word_share(reading, shares, c.head, w))} for w in c.words]
+        else:
+            row = row_shares(reading, c.head, c.source)
+            words = [{"word": w, "attention": None if row is None else _round(_sum_at(row, positions(reading, w)))}
+                     for w in c.words]  # fmt: skip
         head_loudness = round(float(loud[HEADS.index(c.head)]), 4)
-        out.append({"head": c.head, "words": words, "silent": c.silent, "loudness": head_loudness})
+        out.append({"head": c.head, "from": c.source, "words": words, "silent": c.silent, "loudness": head_loudness})
     return out
+
+
+def _sum_at(row: torch.Tensor, hits: list[int]) -> float | None:
+    return float(row[hits].sum()) if hits else None
 
 
 def _round(v: float | None) -> float | None:
@@ -76,13 +101,19 @@ def problems(level: "Level", lang: str, reading: Reading) -> list[str]:
         if head in silent:
             out.append(f"{where}: head {head} is said to find {', '.join(w['word'] for w in claim['words'])}, but it "
                        f"is silent ({level_of:.3f} of the loudest head's output)")
+        source = claim["from"]
+        if source is not None and not positions(reading, source):
+            tokens = " / ".join(reading.tokens)
+            out.append(f"{where}: head {head}: from {source!r} is not a token of the text ({tokens})")
+            continue
+        whose, need = (f"row of {source!r}", ROW_SHARE) if source else ("head's attention", FOUND_SHARE)
         for w in claim["words"]:
             if w["attention"] is None:
                 out.append(f"{where}: head {head}: word {w['word']!r} is not a token of the text "
                            f"({' / '.join(reading.tokens)})")
-            elif w["attention"] < FOUND_SHARE:
-                out.append(f"{where}: head {head}: word {w['word']!r} gets {w['attention']:.3f} of the head's "
-                           f"attention (a finding needs ≥ {FOUND_SHARE})")
+            elif w["attention"] < need:
+                out.append(f"{where}: head {head}: word {w['word']!r} gets {w['attention']:.3f} of the {whose} "
+                           f"(a finding needs ≥ {need})")
     if level.sliders:
         for head, g in zip(HEADS, level.target_for(lang), strict=True):
             if g >= MUST_SPEAK and head in silent:

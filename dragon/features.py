@@ -10,6 +10,9 @@ from .analyser import Token
 from .lexicon import CONNECTIVE_ROLES, FIELDS, TONE_KINDS
 
 CLAUSE_STEP = math.pi / 3  # angle between neighbouring clauses in the clause code
+RECENCY_STEP = math.pi / 16  # angle between neighbouring tokens in the pronoun ↔ antecedent position code
+RECENCY_LAG = 4  # a pronoun's position code matches best a noun this many tokens earlier
+OBLIQUE = 0.5  # an antecedent inside a place phrase (书包里) counts this much: less salient than a subject or object
 
 # The named feature dimensions, in order. Everything after them is the word's own code.
 FEATURES: tuple[str, ...] = (
@@ -25,10 +28,20 @@ FEATURES: tuple[str, ...] = (
     "place",
     "direction",
     *(f"tone_{k}" for k in TONE_KINDS),
-    "pron_sg",  # 3rd-person pronouns, by number
+    "pron_first",  # a 3rd-person pronoun that prefers the first-mentioned antecedent (a subject: she, 他)
+    "pron_nearest",  # … the nearest one (an object: him, 带它; they)
+    "pron_sg",  # 3rd-person pronouns that can stand for people (他 she they), by number
     "pron_pl",
+    "pron_thing_sg",  # … that can stand for things (它 it they), by number
+    "pron_thing_pl",
     "person_sg",  # nouns naming people, by number
     "person_pl",
+    "thing_sg",  # other nouns (things, animals, places, ideas), by number
+    "thing_pl",
+    "pron_at_cos",  # a pronoun's position as an angle: (cos, sin)(step · i)
+    "pron_at_sin",
+    "ante_at_cos",  # a noun's position, shifted: (cos, sin)(step · (j + lag)), so q·k peaks `lag` tokens back
+    "ante_at_sin",
     "early",  # 1 at the first token, falling to 0 at the last
     "clause_q_cos",  # this token's clause as an angle: (cos, sin)(step · clause)
     "clause_q_sin",
@@ -55,6 +68,21 @@ def word_code(word: str, dims: int, seed: int) -> torch.Tensor:
     return v / v.norm()
 
 
+# a noun's number -> its number features; a Chinese noun is unmarked, and fits a plural pronoun a little less
+NUMBERS = {"sg": {"sg": 1.0}, "pl": {"pl": 1.0}, "any": {"sg": 1.0, "pl": 0.8}}
+
+
+def pronoun_features(tok: Token, i: int) -> dict[str, float]:
+    """A 3rd-person pronoun: what it can stand for, by number, and its position code."""
+    f = {"pron_nearest" if tok.nearest else "pron_first": 1.0}
+    f["pron_at_cos"], f["pron_at_sin"] = math.cos(RECENCY_STEP * i), math.sin(RECENCY_STEP * i)
+    if tok.referent in ("person", "any"):
+        f[f"pron_{tok.pronoun}"] = 1.0
+    if tok.referent in ("thing", "any"):
+        f[f"pron_thing_{tok.pronoun}"] = 1.0
+    return f
+
+
 def token_features(tok: Token, i: int, n: int) -> dict[str, float]:
     f = {"any": 1.0, f"pos_{POS_FEATURE.get(tok.pos, tok.pos)}": 1.0}
     if tok.emotion:
@@ -67,13 +95,20 @@ def token_features(tok: Token, i: int, n: int) -> dict[str, float]:
     if tok.tone:
         f[f"tone_{tok.tone}"] = 1.0
     if tok.pronoun:
-        f[f"pron_{tok.pronoun}"] = 1.0
-    if tok.person:
-        f[f"person_{tok.person}"] = 1.0
+        f.update(pronoun_features(tok, i))
+    salience = OBLIQUE if tok.oblique else 1.0
+    for kind, number in (("person", tok.person), ("thing", tok.thing)):
+        for feature_number, weight in NUMBERS.get(number, {}).items():
+            f[f"{kind}_{feature_number}"] = salience * weight
+    if tok.person or tok.thing:
+        f["ante_at_cos"] = math.cos(RECENCY_STEP * (i + RECENCY_LAG))
+        f["ante_at_sin"] = math.sin(RECENCY_STEP * (i + RECENCY_LAG))
     if tok.field:
         f[f"field_{tok.field}"] = 1.0
     f["early"] = 1.0 - i / max(n - 1, 1)
-    f["clause_q_cos"], f["clause_q_sin"] = math.cos(CLAUSE_STEP * tok.clause), math.sin(CLAUSE_STEP * tok.clause)
+    if not tok.pronoun:  # a pronoun looks for its antecedent, not at the clause before
+        f["clause_q_cos"] = math.cos(CLAUSE_STEP * tok.clause)
+        f["clause_q_sin"] = math.sin(CLAUSE_STEP * tok.clause)
     if tok.content:
         f["clause_k_cos"] = math.cos(CLAUSE_STEP * (tok.clause + 1))
         f["clause_k_sin"] = math.sin(CLAUSE_STEP * (tok.clause + 1))

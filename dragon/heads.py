@@ -63,12 +63,18 @@ RELATIONS: dict[str, tuple[Relation, ...]] = {
         R("any", "tone_soft", 1.8),
         R("any", "tone_pause", 1.5),
     ),
-    # a pronoun finds its antecedent (number agrees, earlier preferred); words look one clause back
+    # a pronoun finds its antecedent: number and kind agree (他 → a person, 它 → a thing, they → either), a noun
+    # a few tokens back beats one after it; a subject pronoun (she, 他) then prefers the first-mentioned noun, an
+    # object one (him, 带它) and they the nearest. Every other word looks one clause back.
     "context": (
-        R("pron_pl", "person_pl", 3.0),
         R("pron_sg", "person_sg", 3.0),
-        R("pron_pl", "early", 0.4),
-        R("pron_sg", "early", 0.4),
+        R("pron_pl", "person_pl", 3.0),
+        R("pron_thing_sg", "thing_sg", 3.0),
+        R("pron_thing_pl", "thing_pl", 3.0),
+        R("pron_at_cos", "ante_at_cos", 1.0),
+        R("pron_at_sin", "ante_at_sin", 1.0),
+        R("pron_first", "early", 0.8),
+        R("pron_nearest", "early", -0.4),
         R("clause_q_cos", "clause_k_cos", 1.6),
         R("clause_q_sin", "clause_k_sin", 1.6),
     ),

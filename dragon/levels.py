@@ -41,6 +41,7 @@ class Claim:
     head: str
     words: tuple[str, ...] = ()  # tokens the head attends to (empty when silent)
     silent: bool = False  # the narration says this head has nothing to say here
+    source: str | None = None  # `from`: the claim is about this word's own row (它 → 钥匙), not the whole head
 
 
 @dataclass(frozen=True)
@@ -149,26 +150,29 @@ class _Reader:
             claims, seen = [], set()
             for i, item in enumerate(items):
                 claims.append(self.claim(item, f"{path}[{i}]"))
-                if claims[-1].head in seen:
+                key = (claims[-1].head, claims[-1].source)
+                if key in seen:
                     raise self.fail(f"{path}[{i}].head", f"{claims[-1].head} is claimed twice")
-                seen.add(claims[-1].head)
+                seen.add(key)
             out[lang] = tuple(claims)
         return out
 
     def claim(self, item, where: str) -> Claim:
-        if not isinstance(item, dict) or set(item) - {"head", "words", "silent"}:
-            raise self.fail(where, "must be a mapping with head and words (or silent: true)")
+        if not isinstance(item, dict) or set(item) - {"head", "words", "silent", "from"}:
+            raise self.fail(where, "must be a mapping with head and words (or silent: true), and optionally from")
         head = item.get("head")
         if head not in HEADS:
             raise self.fail(f"{where}.head", f"must be a head id ({', '.join(HEADS)}), not {head!r}")
-        silent, words = item.get("silent", False), item.get("words")
-        if silent is True and words is None:
+        silent, words, source = item.get("silent", False), item.get("words"), item.get("from")
+        if source is not None and (not isinstance(source, str) or not source.strip()):
+            raise self.fail(f"{where}.from", "must be a word of the text")
+        if silent is True and words is None and source is None:
             return Claim(head, (), True)
         if silent not in (False, None) or not isinstance(words, list) or not words:
             raise self.fail(where, "must list the words the head finds, or say silent: true")
         if not all(isinstance(w, str) and w.strip() for w in words):
             raise self.fail(f"{where}.words", "must be non-empty strings")
-        return Claim(head, tuple(str(w).strip() for w in words))
+        return Claim(head, tuple(str(w).strip() for w in words), source=source.strip() if source else None)
 
     def level(self, data: dict, where: str, chapter: int) -> Level:
         level_id = self.field(data, "id", where)
@@ -187,7 +191,7 @@ class _Reader:
             "story": self.bilingual(data, "story", where),
             "why": self.bilingual(data, "why", where),
             "source": self.bilingual(data, "source", where, required=False),
-            "claims": self.claims(data, where, required=False),
+            "claims": self.claims(data, where, required=kind in SLIDER_KINDS),
         }
         if kind in SLIDER_KINDS:
             show = data.get("show", "silhouette")

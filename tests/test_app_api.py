@@ -134,4 +134,5 @@ def test_readme_api_example_runs(app_url) -> None:
     exec("\n".join(lines[:2]), namespace)
     results = [eval(line, namespace) for line in lines[2:]]
     assert results[1]["score"] == 100 and results[1]["stars"] == 3
-    assert results[2]["head"] == "emotion" and results[3]["tokens"][0] == "昨天"
+    assert results[2]["head"] == "emotion" and results[-1]["tokens"][0] == "昨天"
+    assert results[3]["claims"] and results[3]["why"] == get_level("2-1").why["en"]

@@ -108,11 +108,12 @@ def test_false_claims_do_not_load(tmp_path: Path, change, message) -> None:
     [
         (("{head: logic, silent: true}]\n      en", "{head: reason, silent: true}]\n      en"),
          r"claims\.zh\[1\]\.head: must be a head id"),
-        (("[{head: emotion, words: [思]}, ", "[{head: logic, words: [思]}, "), r"claims\.zh\[1\]\.head: logic is claimed twice"),
+        (("[{head: emotion, words: [思]}, ", "[{head: logic, words: [思]}, "),
+         r"claims\.zh\[1\]\.head: logic is claimed twice"),
         (("words: [miss]", "words: []"), r"claims\.en\[0\]: must list the words"),
         (("      en: [{head: emotion, words: [miss]}, {head: logic, silent: true}]\n", ""),
          r"claims: must give a list for zh and one for en"),
-        (("    claims:\n", "    claimz:\n"), r"\.claims: is missing"),
+        (("    claims:\n", "    claimz:\n"), r"claims: is missing"),
     ],
 )  # fmt: skip
 def test_malformed_claims_name_the_field(tmp_path: Path, change, message) -> None:
@@ -148,5 +149,5 @@ def test_explain_endpoint_through_the_app(app_url) -> None:
             assert set(c["attention"]) == set(c["words"])
             assert all(v >= FOUND_SHARE for v in c["attention"].values())
     for bad in (("9-9", "zh"), ("1-2", "zh"), (level.id, "fr")):
-        with pytest.raises(Exception, match="unknown level|not a slider level|lang must be"):
+        with pytest.raises(Exception, match=r"unknown level|not a slider level|lang must be"):
             client.predict(*bad, api_name="/explain")
