@@ -1,8 +1,16 @@
 """The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
+from collections.abc import Callable
+
 from .claims import measure, silent_heads
 from .config import HEADS
 from .engine import Reading, default_dragon
+from .gpu import on_gpu
+from .lessons import facts as facts_table
+from .lessons import fusion as fusion_lesson
+from .lessons import head_math as head_math_lesson
+from .lessons import heads_experiment as heads_lesson
+from .lessons import race as race_lesson
 from .levels import LANGS, Level, get_level, load_levels
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
@@ -99,3 +107,72 @@ def explain(level_id: str, lang: str = "zh") -> dict:
         ],
         "silent_heads": silent_heads(reading),
     }
+
+
+# Chapter 3, 并行与融合: inside the formula, the race, fusion, how many heads (each lesson in dragon/lessons/).
+
+
+def text_reading(text: str, lang: str) -> Reading:
+    """The dragon's reading of a player's text; empty text or an unknown lang is a ValueError that says so."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("The text is empty: type a sentence in Chinese or English.")
+    return default_dragon().read(text, lang)
+
+
+def head_index(head: str) -> int:
+    name = head.strip().lower() if isinstance(head, str) else head
+    if name not in HEADS:
+        raise ValueError(f"unknown head {head!r}; the heads are {', '.join(HEADS)}")
+    return HEADS.index(name)
+
+
+def token_position(reading: Reading, word: str) -> int:
+    """The first token equal to `word` (exactly, else ignoring case); a ValueError lists the tokens otherwise."""
+    if isinstance(word, str):
+        w = word.strip()
+        for match in (lambda t: t == w, lambda t: t.lower() == w.lower()):
+            hits = [i for i, t in enumerate(reading.tokens) if match(t)]
+            if hits and w:
+                return hits[0]
+    raise ValueError(f"word {word!r} is not a token of the text; its tokens are: {' / '.join(reading.tokens)}")
+
+
+def head_math(text: str, lang: str, word: str, head: str) -> dict:
+    """One head's formula for one word of the text: q, the scores q·k/√d_head for every key (the sink first),
+    the softmax row (the map the game shows), the weighted V, the head's W^O slice and its output, with shapes."""
+    h = head_index(head)
+    reading = text_reading(text, lang)
+    out = head_math_lesson.head_math(default_dragon().attention, reading, token_position(reading, word), h)
+    return {"lang": reading.analysis.lang, "truncated": reading.analysis.truncated, "device": "cpu", **out}
+
+
+def fusion(text: str, lang: str = "auto") -> dict:
+    """concat → W^O → residual on the text, with W^O and the residual switched on and off: the per-token mean
+    cosine of output to input (keep_with_residual, keep_without_residual), and which heads reach each dim."""
+    reading = text_reading(text, lang)
+    out = fusion_lesson.fusion(default_dragon().attention, reading)
+    return {"lang": reading.analysis.lang, "truncated": reading.analysis.truncated, "device": "cpu", **out}
+
+
+@on_gpu(duration=60)
+def race(lengths: list[int] | None = None) -> dict:
+    """The per-head loop against all heads batched, timed now on the best device at each length (≤ 8 lengths,
+    each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal)."""
+    return race_lesson.race(race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths))
+
+
+@on_gpu(duration=120)
+def heads_experiment(progress: Callable[[float, str], object] | None = None) -> dict:
+    """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal
+    parameter counts, loss curves, final loss and accuracy, the device and the seconds it took."""
+    return heads_lesson.run(progress=progress)
+
+
+def facts() -> dict:
+    """The corrected facts table (real models' layers × heads, totals computed), Vaswani et al. Table 3 (A), quiz."""
+    return facts_table.load_facts()
+
+
+def facts_quiz(question_id: str, answer: float | str) -> dict:
+    """Check a quiz answer (e.g. GPT-3's total heads) against the facts table: correct, the answer, the lesson's."""
+    return facts_table.check_answer(question_id, answer)

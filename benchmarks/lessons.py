@@ -1,0 +1,73 @@
+"""Chapter 3's lessons, timed: python benchmarks/lessons.py (last line: JSON summary)."""
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from dragon import api  # noqa: E402
+from dragon.lessons.race import race  # noqa: E402
+
+LENGTHS = [16, 64, 256, 512, 1024, 2048]
+TEXT = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
+
+
+def median_ms(fn, reps: int = 20) -> float:
+    fn()  # warm: the reading is cached after this, as in the game
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples) * 1e3
+
+
+def by_length(r: dict) -> dict:
+    keys = ("loop_ms", "batched_ms", "speedup")
+    return {T: {k: r[k][i] for k in keys} for i, T in enumerate(r["lengths"])}
+
+
+def main() -> None:
+    fused = api.race(LENGTHS)
+    maps = race(LENGTHS, keep_maps=True)
+    heads = api.heads_experiment()
+    T = fused["lengths"].index(1024)
+    summary = {
+        "device": fused["device"],
+        "race_speedup_T1024": fused["speedup"][T],
+        "heads_experiment_s": heads["seconds"],
+        "race_by_T": by_length(fused),
+        "race_maps_by_T": by_length(maps),
+        "race_same_flops": fused["flops_loop"] == fused["flops_batched"],
+        "race_gflops_T1024": round(fused["flops_batched"][T] / 1e9, 3),
+        "race_matmuls": {"loop": fused["matmuls_loop"], "batched": fused["matmuls_batched"]},
+        "race_s": fused["seconds"],
+        "heads_accuracy": dict(zip(heads["heads"], heads["final_accuracy"], strict=True)),
+        "heads_final_loss": dict(zip(heads["heads"], heads["final_loss"], strict=True)),
+        "heads_params": heads["params"][0],
+        "heads_seconds_by_model": dict(zip(heads["heads"], heads["seconds_by_model"], strict=True)),
+        "heads_device": heads["device"],
+        "head_math_ms": round(median_ms(lambda: api.head_math(TEXT, "zh", "玩耍", "time")), 2),
+        "fusion_ms": round(median_ms(lambda: api.fusion(TEXT, "zh")), 2),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+    }
+    cpu = summary["device"] == "cpu"
+    for name, goal, ok in (
+        ("heads_experiment_s", "≤ 30 on CPU" if cpu else "≤ 30", summary["heads_experiment_s"] <= 30),
+        ("race_same_flops", "true", summary["race_same_flops"]),
+        ("race_s", "≤ 10", summary["race_s"] <= 10),
+    ):
+        print(f"{name:22s} {summary[name]!s:>8}  goal {goal}  {'ok' if ok else 'MISSED'}")
+    print(f"{'race_speedup_T1024':22s} {summary['race_speedup_T1024']!s:>8}  (measured on {summary['device']})")
+    print(json.dumps(summary, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""3-1 Inside the formula: one word's row of one head, q → q·k/√d_head → softmax → weighted V → W^O slice."""
+
+import math
+
+import torch
+
+from ..analyze import rounded
+from ..attention import MultiHeadAttention
+from ..config import HEADS
+from ..engine import Reading
+from .slices import head_weights
+
+SINK = "⟨sink⟩"  # the key every head may park its attention on (value 0): "nothing to say"
+DECIMALS = 6
+
+
+def head_math(mha: MultiHeadAttention, reading: Reading, position: int, h: int) -> dict:
+    """head_h = Attention(QW_h^Q, KW_h^K, VW_h^V) for the query row of visible token `position`, step by step,
+    with every tensor and its shape. Keys are the sink then the T tokens, as in the engine's (h, T+1, T+1) maps."""
+    tokens = reading.tokens
+    if not 0 <= position < len(tokens):
+        raise ValueError(f"position {position} is not in 0…{len(tokens) - 1}")
+    w = head_weights(mha, h)
+    x = reading.x.to(w.w_q.dtype)  # (T + 1, d) embedding, sink first
+    dh = w.w_q.shape[0]
+    row = position + 1  # the sink is row 0
+    # 1. project: this head's own query for the word, keys and values for every token
+    q = w.w_q @ x[row] + w.b_q  # (d_head,)
+    k = x @ w.w_k.T + w.b_k  # (T + 1, d_head)
+    v = x @ w.w_v.T + w.b_v  # (T + 1, d_head)
+    # 2. attend: scores q·k/√d_head for every key, one softmax, the weighted sum of values
+    dots = k @ q  # (T + 1,)
+    scores = dots / math.sqrt(dh)  # (T + 1,)
+    weights = torch.softmax(scores, dim=0)  # (T + 1,) sums to 1
+    head = weights @ v  # (d_head,) head_h's output for this word
+    # 3. concat puts it in columns h·d_head…(h+1)·d_head; 4. W^O reads exactly those columns with its slice
+    output = w.w_o @ head  # (d,) this head's part of the fused output (before the residual)
+    winner = int(weights.argmax())
+    keys = [SINK, *tokens]
+    T1, d = x.shape
+    return {
+        "tokens": tokens,
+        "keys": keys,
+        "word": tokens[position],
+        "position": position,
+        "head": HEADS[h],
+        "head_index": h,
+        "d_model": d,
+        "d_head": dh,
+        "sqrt_d_head": math.sqrt(dh),
+        "q": rounded(q, DECIMALS),
+        "k": rounded(k, DECIMALS),
+        "v": rounded(v, DECIMALS),
+        "dots": rounded(dots, DECIMALS),
+        "scores": rounded(scores, DECIMALS),
+        "weights": rounded(weights, DECIMALS),
+        "weights_sum": float(weights.sum()),
+        "sink_weight": round(float(weights[0]), DECIMALS),
+        "winner": winner,
+        "winner_key": keys[winner],
+        "weighted_v": rounded(head, DECIMALS),
+        "w_o_slice": rounded(w.w_o, DECIMALS),
+        "w_o_columns": [h * dh, (h + 1) * dh],
+        "output": rounded(output, DECIMALS),
+        "output_norm": round(float(output.norm()), DECIMALS),
+        "shapes": {
+            "x": [T1, d],
+            "W_Q": [dh, d],
+            "W_K": [dh, d],
+            "W_V": [dh, d],
+            "q": [dh],
+            "K": [T1, dh],
+            "V": [T1, dh],
+            "scores": [T1],
+            "weights": [T1],
+            "weighted_v": [dh],
+            "W_O_slice": [d, dh],
+            "output": [d],
+        },
+    }

@@ -1,0 +1,162 @@
+"""3-2 The race: the per-head loop against all heads batched, timed on the best device; the same FLOPs."""
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import torch
+
+from ..attention import MultiHeadAttention
+from ..config import DragonConfig
+from ..device import best_device
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+LENGTHS = (16, 64, 256, 1024, 2048)  # default sequence lengths T
+MAX_LENGTH = 2048  # longest T a call may ask for (the batched maps alone are h·T² numbers)
+MAX_LENGTHS = 8  # most lengths in one call
+WARMUP = 2  # untimed calls per path and length (allocator, kernel choice, caches)
+BUDGET_S = 0.3  # timed seconds per length, shared by both paths: sets how many repeats fit
+MIN_REPEATS, MAX_REPEATS = 3, 25
+SAME = 1e-4  # the two paths' outputs agree to this (max abs difference); only summation order differs
+
+
+def check_lengths(lengths: object) -> list[int]:
+    """The lengths as sorted unique ints in 1…MAX_LENGTH, or a ValueError that says what is wrong."""
+    if not isinstance(lengths, list | tuple) or not lengths:
+        raise ValueError(f"lengths must be a non-empty list of positive integers, e.g. {list(LENGTHS)}")
+    if len(lengths) > MAX_LENGTHS:
+        raise ValueError(f"at most {MAX_LENGTHS} lengths per race, not {len(lengths)}")
+    out = []
+    for n in lengths:
+        if isinstance(n, bool) or not isinstance(n, int | float) or not float(n).is_integer():
+            raise ValueError(f"lengths must be positive integers; {n!r} is not one")
+        if not 1 <= n <= MAX_LENGTH:
+            raise ValueError(f"each length must be in 1…{MAX_LENGTH}, not {int(n)}")
+        out.append(int(n))
+    return sorted(set(out))
+
+
+def matmuls(path: str, T: int, d: int, h: int, B: int = 1) -> list[tuple[str, int, int, int, int]]:
+    """Every matrix product a path does, as (step, batch, m, k, n): batch × (m × k) @ (k × n), read off the
+    shapes in attention.py. The loop does h small products where the batched path does one big one."""
+    dh = d // h
+    if path == "batched":
+        return [
+            ("project", 1, B * T, d, 3 * d),  # packed W_Q, W_K, W_V for every head
+            ("scores", B * h, T, dh, T),  # QKᵀ, all heads in one batch
+            ("weighted_v", B * h, T, T, dh),  # softmax · V
+            ("w_o", 1, B * T, d, d),
+        ]
+    if path == "loop":
+        per_head = [
+            ("project", 1, B * T, d, dh),  # this head's W_Q
+            ("project", 1, B * T, d, dh),  # W_K
+            ("project", 1, B * T, d, dh),  # W_V
+            ("scores", B, T, dh, T),
+            ("weighted_v", B, T, T, dh),
+        ]
+        return per_head * h + [("w_o", 1, B * T, d, d)]
+    raise ValueError(f"path must be 'loop' or 'batched', not {path!r}")
+
+
+def flops(path: str, T: int, d: int, h: int, B: int = 1) -> int:
+    """Matmul FLOPs of a path: 2 per multiply-add (torch's FlopCounterMode counts the same way)."""
+    return sum(2 * b * m * k * n for _, b, m, k, n in matmuls(path, T, d, h, B))
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for queued GPU work, so a timer measures the work and not just its launch."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def timed(fn: Callable[[], object], device: torch.device) -> float:
+    synchronize(device)
+    t0 = time.perf_counter()
+    fn()
+    synchronize(device)
+    return time.perf_counter() - t0
+
+
+def race(
+    lengths: Sequence[int] = LENGTHS,
+    config: DragonConfig = DragonConfig(),
+    device: torch.device | None = None,
+    keep_maps: bool = False,
+    seed: int = 0,
+) -> dict:
+    """Time forward_sequential (a Python loop over heads) against forward (all heads batched) at each length.
+
+    Both paths run the same kernels: without keep_maps, PyTorch's fused attention (the loop gets its input as
+    (1, B, T, d), so each head's q, k, v are (1, B, T, d_head), the 4-D layout the fused kernel takes, as the
+    batched (B, h, T, d_head) is); with keep_maps, the explicit softmax(QKᵀ/√d_head)V that the game shows.
+    Medians of interleaved repeats after a warm-up; the two outputs are compared at every length."""
+    T_list = check_lengths(list(lengths))
+    device = device or best_device()
+    d, h = config.d_model, config.n_heads
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        mha = MultiHeadAttention(d, h).eval()
+    mha = mha.to(device)
+    g = torch.Generator().manual_seed(seed)
+    started = time.perf_counter()
+    rows = []
+    with torch.inference_mode():
+        for T in T_list:
+            x = torch.randn(1, T, d, generator=g).to(device)  # (B=1, T, d)
+            x4 = x[None]  # (1, B, T, d)
+
+            def batched(x=x) -> torch.Tensor:
+                return mha(x, need_weights=keep_maps).out  # (B, T, d)
+
+            def loop(x4=x4) -> torch.Tensor:
+                return mha.forward_sequential(x4, need_weights=keep_maps).out[0]  # (B, T, d)
+
+            diff = float((batched() - loop()).abs().max())
+            for _ in range(WARMUP - 1):
+                batched(), loop()
+            first = timed(batched, device) + timed(loop, device)
+            repeats = max(MIN_REPEATS, min(MAX_REPEATS, int(BUDGET_S / max(first, 1e-9))))
+            t_loop, t_batched = [], []
+            for _ in range(repeats):  # interleaved: noise hits both paths alike
+                t_loop.append(timed(loop, device))
+                t_batched.append(timed(batched, device))
+            rows.append((T, statistics.median(t_loop), statistics.median(t_batched), repeats, diff))
+    return {
+        "device": str(device),
+        "kernel": "maps" if keep_maps else "fused",
+        "d_model": d,
+        "n_heads": h,
+        "d_head": d // h,
+        "lengths": T_list,
+        "loop_ms": [round(r[1] * 1e3, 4) for r in rows],
+        "batched_ms": [round(r[2] * 1e3, 4) for r in rows],
+        "speedup": [round(r[1] / r[2], 3) for r in rows],
+        "flops_loop": [flops("loop", T, d, h) for T in T_list],
+        "flops_batched": [flops("batched", T, d, h) for T in T_list],
+        "matmuls_loop": len(matmuls("loop", 1, d, h)),
+        "matmuls_batched": len(matmuls("batched", 1, d, h)),
+        "repeats": [r[3] for r in rows],
+        "max_abs_diff": [r[4] for r in rows],
+        "same_output": all(r[4] <= SAME for r in rows),
+        "threads": torch.get_num_threads(),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def race_frame(result: dict) -> "pd.DataFrame":
+    """The race as a long pandas frame (length, path, ms) for a line chart, one line per path."""
+    import pandas as pd  # imported here: the engine starts without pandas
+
+    return pd.DataFrame(
+        [
+            {"length": T, "path": path, "ms": ms}
+            for path, key in (("loop", "loop_ms"), ("batched", "batched_ms"))
+            for T, ms in zip(result["lengths"], result[key], strict=True)
+        ]
+    )
