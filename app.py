@@ -10,24 +10,17 @@ import gradio as gr
 
 import dragon
 from dragon import api as core_api
-from dragon.config import HEADS
 from dragon.levels import LevelError, load_levels
-from ui import handlers
+from ui import handlers, play, quiz
 from ui.layout import build
 from ui.text import i18n_tables
 
 UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
 BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
-LANG_JS = """(lang) => { if (!lang) return;
-  localStorage.setItem('dragon-lang', lang);
-  const url = new URL(location.href); url.searchParams.set('lang', lang); location.href = url.toString(); }"""
-PROJECTOR_JS = """(on) => { localStorage.setItem('dragon-projector', on ? '1' : '0');
-  document.body.classList.toggle('projector', on);
-  const url = new URL(location.href); url.searchParams.set('projector', on ? '1' : '0');
-  history.replaceState(null, '', url.toString()); }"""
 
-
-PROPS = {"level_dd", *(f"pick{i}" for i in range(handlers.MAX_FINDINGS))}  # handlers give these a dict of properties
+PROPS = {"top", "panel", "quiz", "codes"}  # custom HTML components: handlers give them a dict of properties
+PAGE = ["session", "saved", "top", "panel", "maps", "quiz"]  # what opening a level changes
+PAGE_AND_CODES = [*PAGE, "codes"]
 
 
 def as_update(name: str, value):
@@ -35,24 +28,40 @@ def as_update(name: str, value):
     return gr.update(**value) if name in PROPS else value
 
 
-def wire(c: dict, fn, outputs: list[str]):
-    """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's output tuple."""
+def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
+    """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
+    the handler takes its n inputs and then the data the component's script sent with the event."""
 
     def shape(result: dict):
-        return tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
+        values = tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
+        return values[0] if len(values) == 1 else values
 
     if inspect.isgeneratorfunction(fn):  # stream every frame
 
-        def streamed(*args):
+        def run(*args):
             for frame in fn(*args):
                 yield shape(frame)
 
-        return streamed, [c[n] for n in outputs]
+    else:
 
-    def single(*args):
-        return shape(fn(*args))
+        def run(*args):
+            return shape(fn(*args))
 
-    return single, [c[n] for n in outputs]
+    if event_data is None:
+        return run, [c[n] for n in outputs]
+    if inspect.isgeneratorfunction(fn):
+        raise TypeError("streaming handlers take no event data")
+
+    def with_data(*args):
+        *inputs, evt = args
+        return run(*inputs, getattr(evt, "_data", None))
+
+    # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter(f"input{i}", kind) for i in range(event_data)]
+    with_data.__signature__ = inspect.Signature([*params, inspect.Parameter("evt", kind, annotation=gr.EventData)])
+    with_data.__annotations__ = {"evt": gr.EventData}
+    return with_data, [c[n] for n in outputs]
 
 
 def api_error(fn):
@@ -73,7 +82,7 @@ def levels() -> list[dict]:
     return core_api.levels()
 
 
-def play(level_id: str, gates: list[float], lang: str = "zh") -> dict:
+def play_level(level_id: str, gates: list[float], lang: str = "zh") -> dict:
     """Score eight gates (grammar … context, each 0–1) on a slider level: score 0–100 and stars 0–3."""
     return core_api.play(level_id, gates, lang)
 
@@ -94,60 +103,42 @@ def analyze(text: str, lang: str = "auto") -> dict:
     return dragon.analyze(text, lang)
 
 
-PAGE = [
-    "session", "header", "saved", "level_dd", "story", "dragon", "gauge", "target_view", "maps",
-    *(f"s{i}" for i in range(8)), "compare_view", "guess_one", "guess_eight", "compare_result",
-    *(f"pick{i}" for i in range(handlers.MAX_FINDINGS)), "match_result",
-]  # fmt: skip
-MOVE = ["gauge", "target_view", "story", "saved", "header", "level_dd"]
-SLIDERS = [f"s{i}" for i in range(len(HEADS))]
+ENDPOINTS = {"levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze}
 
 
 def build_app() -> gr.Blocks:
     i18n = gr.I18n(**i18n_tables())
     with gr.Blocks(title="多头龙的秘密 · The Multi-Head Dragon") as demo:
         c = build(i18n)
-        sliders = [c[n] for n in SLIDERS]
-        fn, out = wire(c, handlers.boot, PAGE)
+        state = [c["session"], c["saved"]]
+        quiet = {"api_visibility": "private", "show_progress": "hidden"}
+        fn, out = wire(c, handlers.boot, PAGE_AND_CODES)
         demo.load(fn, [c["boot"], c["saved"]], out, js=BOOT_JS, api_visibility="private")
-        fn, out = wire(c, handlers.choose_level, PAGE)
-        c["level_dd"].input(fn, [c["level_dd"], c["session"], c["saved"]], out, api_visibility="private")
-        fn, out = wire(c, handlers.move, MOVE)
-        for i, s in enumerate(sliders):  # the first is callable as /move (undocumented): the load benchmark uses it
-            s.input(
-                fn, [c["session"], c["saved"], *sliders], out, trigger_mode="always_last", show_progress="hidden",
-                api_name="move" if i == 0 else None, api_visibility="undocumented" if i == 0 else "private",
-            )  # fmt: skip
-        fn, out = wire(c, handlers.hint, [*MOVE, "story"])
-        c["hint_btn"].click(fn, [c["session"], c["saved"], *sliders], out, api_visibility="private")
-        fn, out = wire(c, handlers.demo, [*MOVE, "story", *SLIDERS])
-        c["demo_btn"].click(
-            fn, [c["session"], c["saved"], *sliders], out, show_progress="hidden", api_visibility="private"
-        )
-        fn, out = wire(c, handlers.reset, [*MOVE, *SLIDERS])
-        c["reset_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
-        fn, out = wire(c, handlers.reveal, ["story", "saved"])
-        c["reveal_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
-        done = ["saved", "header", "level_dd", "story"]
-        fn, out = wire(c, handlers.check_compare, [*done, "compare_result"])
-        c["compare_btn"].click(
-            fn, [c["session"], c["saved"], c["guess_one"], c["guess_eight"]], out, api_visibility="private"
-        )
-        picks = [c[f"pick{i}"] for i in range(handlers.MAX_FINDINGS)]
-        fn, out = wire(c, handlers.check_match, [*done, "match_result"])
-        c["match_btn"].click(fn, [c["session"], c["saved"], *picks], out, api_visibility="private")
-        fn, out = wire(c, handlers.export_code, ["code_box"])
-        c["export_btn"].click(fn, [c["session"], c["saved"]], out, api_visibility="private")
-        fn, out = wire(c, handlers.import_code, PAGE)
-        c["import_btn"].click(fn, [c["code_box"], c["session"], c["saved"]], out, api_visibility="private")
-        c["lang_radio"].input(None, [c["lang_radio"]], None, js=LANG_JS)
-        c["projector"].input(None, [c["projector"]], None, js=PROJECTOR_JS)
-        demo.load(
-            None, None, [c["lang_radio"], c["projector"]],
-            js="() => [window.__dragon.lang, window.__dragon.projector]",
-        )  # fmt: skip
-        for endpoint in (levels, play, hint, explain, analyze):
-            gr.api(api_error(endpoint), api_name=endpoint.__name__)
+        fn, out = wire(c, handlers.choose_level, PAGE, event_data=2)
+        c["top"].choose(fn, state, out, api_visibility="private")
+        fn, out = wire(c, handlers.switch_lang, PAGE_AND_CODES, event_data=3)
+        c["top"].lang(fn, [*state, c["panel"]], out, api_visibility="private")
+
+        # the panel: a slider move is answered by its server function (play.live); these are its events
+        fn, out = wire(c, play.record, ["panel", "saved", "top"])
+        c["panel"].record(fn, [*state, c["panel"]], out, trigger_mode="always_last", **quiet)
+        for name in ("hint", "reset", "reveal"):
+            fn, out = wire(c, getattr(play, name), ["panel", "saved"])
+            getattr(c["panel"], name)(fn, [*state, c["panel"]], out, **quiet)
+        fn, out = wire(c, play.demo, ["panel", "saved", "top"])
+        c["panel"].demo(fn, [*state, c["panel"]], out, **quiet)
+        fn, out = wire(c, handlers.next_level, PAGE)
+        c["panel"].next(fn, state, out, api_visibility="private")
+        c["quiz"].next(fn, state, out, api_visibility="private")
+
+        fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2)
+        c["quiz"].check(fn, state, out, **quiet)
+        fn, out = wire(c, handlers.export_code, ["codes"])
+        c["codes"].export_code(fn, state, out, **quiet)
+        fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
+        c["codes"].import_code(fn, state, out, **quiet)
+        for name, endpoint in ENDPOINTS.items():
+            gr.api(api_error(endpoint), api_name=name)
     demo.i18n_for_launch = i18n
     return demo
 
@@ -158,11 +149,13 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True):
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         i18n=demo.i18n_for_launch,
-        css=(UI_ASSETS / "style.css").read_text(encoding="utf-8"),
-        head=f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}</script>",
+        # our stylesheet goes in <head> as it is: launch(css=…) would copy every rule under Gradio's container
+        # with a higher specificity, and drop the media queries' rules for anything outside it
+        head=f"<style>{(UI_ASSETS / 'style.css').read_text(encoding='utf-8')}</style>"
+        f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}</script>",
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],
-        run_history=False,  # the run-history panel snapshots the whole page state on every slider move
+        run_history=False,  # the run-history panel snapshots the whole page state on every event
         prevent_thread_lock=not block,
         quiet=not block,
     )

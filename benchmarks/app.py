@@ -1,9 +1,11 @@
 """App speed, as ratios taken in one run: python benchmarks/app.py (last line: JSON summary).
 
-handler_ms     median server time for one slider change, every output built (in process)
-browser_ratio  real Chromium: slider change → new score shown, median, ÷ the same on a bare echo app
+handler_ms     median server time to answer one slider change (the panel's server function, in process)
+browser_ratio  real Chromium: slider change → new score shown, median, ÷ the same on a bare echo app; both pages
+               are measured in alternating rounds, so a busy moment of the machine hits both alike
 start_s        `python app.py` until the first page is served
-load_*         40 players × 20 moves through gradio_client, against the app and the echo app
+load_*         40 players × 20 slider moves at once, each as the browser sends it: to the app's panel server
+               function (one POST), and to the echo app's /echo through gradio_client
 """
 
 import json
@@ -25,9 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from dragon import game  # noqa: E402
 from dragon.levels import get_level  # noqa: E402
-from ui import handlers  # noqa: E402
+from ui import play  # noqa: E402
 
 PLAYERS, MOVES = 40, 20
+ROUNDS, ROUND_MOVES = 4, 16  # browser latency: alternating rounds of slider moves on each page
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
 
 
@@ -59,48 +62,59 @@ def start_server(script: str) -> tuple[subprocess.Popen, str, float]:
 
 def handler_ms(level_id: str, samples: int = 200) -> float:
     rng = random.Random(0)
-    session = {"level": level_id, "lang": "zh"}
     saved = game.save(game.new_progress())
-    handlers.move(session, saved, *([0.5] * 8))  # warm: the level's reading is cached, as after opening it
+    payload = {"level": level_id, "lang": "zh", "saved": saved}
+    play.live({**payload, "gates": [0.5] * 8})  # warm: the level's reading is cached, as after opening it
     times = []
     for _ in range(samples):
         gates = [round(rng.random(), 2) for _ in range(8)]
         t0 = time.perf_counter()
-        handlers.move(session, saved, *gates)
+        assert "view" in play.live({**payload, "gates": gates})
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3
 
 
-def browser_latency(url: str, slider: str, shown: str, expect_js: str, moves: int = 15) -> float:
-    """Median seconds from setting a slider in Chromium to the new value being on screen."""
+def browser_latencies(page, slider: str, shown: str, expect_js: str, moves: int, offset: int) -> list[float]:
+    """Seconds from setting a slider in Chromium to the new value being on screen, for `moves` moves."""
+    times = []
+    for i in range(moves):
+        value = 0.05 + 0.9 * (((i + offset) * 7) % moves) / moves
+        before = page.evaluate(
+            f"document.querySelector('{shown}')?.textContent ?? document.querySelector('{shown}')?.value"
+        )
+        t0 = time.perf_counter()
+        page.locator(slider).fill(f"{value:.2f}")
+        page.wait_for_function(expect_js, arg=before, timeout=10_000)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def browser_medians(pages: list[tuple[str, str, str, str]]) -> list[float]:
+    """Median latency for each (url, slider, shown, expect_js): every page open in its own tab, measured in
+    alternating rounds (the first two moves of each round are warm-up)."""
     from playwright.sync_api import sync_playwright
 
     flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
-    times = []
+    samples: list[list[float]] = [[] for _ in pages]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=flags)
-        page = browser.new_page()
-        page.goto(url)
-        page.wait_for_selector(slider)
+        tabs = []
+        for url, slider, _, _ in pages:
+            tab = browser.new_page()
+            tab.goto(url)
+            tab.wait_for_selector(slider)
+            tabs.append(tab)
         time.sleep(0.5)
-        for i in range(moves):
-            value = 0.05 + 0.9 * ((i * 7) % moves) / moves
-            before = page.evaluate(
-                f"document.querySelector('{shown}')?.textContent ?? document.querySelector('{shown}')?.value"
-            )
-            t0 = time.perf_counter()
-            page.locator(slider).fill(f"{value:.2f}")
-            page.wait_for_function(expect_js, arg=before, timeout=10_000)
-            times.append(time.perf_counter() - t0)
+        for r in range(ROUNDS):
+            for k, (tab, (_, slider, shown, expect_js)) in enumerate(zip(tabs, pages, strict=True)):
+                tab.bring_to_front()
+                samples[k] += browser_latencies(tab, slider, shown, expect_js, ROUND_MOVES, r)[2:]
         browser.close()
-    return statistics.median(times[2:])
+    return [statistics.median(s) for s in samples]
 
 
-def load(url: str, api_name: str, args_for) -> tuple[float, int]:
-    """PLAYERS clients in threads, MOVES calls each; returns (calls per second, errors)."""
-    from gradio_client import Client
-
-    clients = [Client(url, verbose=False) for _ in range(PLAYERS)]
+def load(call) -> tuple[float, int]:
+    """PLAYERS players in threads, MOVES calls each of call(player, rng); returns (calls per second, errors)."""
     errors = [0]
     lock = threading.Lock()
 
@@ -108,7 +122,7 @@ def load(url: str, api_name: str, args_for) -> tuple[float, int]:
         rng = random.Random(i)
         for _ in range(MOVES):
             try:
-                clients[i].predict(*args_for(rng), api_name=api_name)
+                call(i, rng)
             except Exception:
                 with lock:
                     errors[0] += 1
@@ -122,20 +136,45 @@ def load(url: str, api_name: str, args_for) -> tuple[float, int]:
     return PLAYERS * MOVES / (time.perf_counter() - t0), errors[0]
 
 
+def panel_mover(url: str, level_id: str):
+    """A slider move as the panel's script sends it: one POST to its server function `live`."""
+    config = httpx.get(f"{url}config").json()
+    panel = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "panel")
+    target = list(get_level(level_id).target_for("zh"))
+    saved = game.save(game.new_progress())
+    clients = [httpx.Client(timeout=30) for _ in range(PLAYERS)]
+
+    def move(i: int, rng: random.Random) -> None:
+        gates = [round(min(1, max(0, g + rng.uniform(-0.3, 0.3))), 2) for g in target]
+        payload = {"level": level_id, "lang": "zh", "gates": gates, "saved": saved}
+        body = {"data": payload, "component_id": panel, "fn_name": "live", "session_hash": f"load-{i}"}
+        answer = clients[i].post(f"{url}gradio_api/component_server/", json=body)
+        assert answer.status_code == 200 and "view" in answer.json()
+
+    return move
+
+
+def echo_mover(url: str):
+    from gradio_client import Client
+
+    clients = [Client(url, verbose=False) for _ in range(PLAYERS)]
+    return lambda i, rng: clients[i].predict(rng.random(), api_name="/echo")
+
+
 def main() -> None:
     summary: dict = {"handler_ms": round(handler_ms("2-1"), 2), "handler_ms_picture_level": round(handler_ms("2-5"), 2)}
     app_proc, app_url, summary["start_s"] = start_server("app.py")
     echo_proc, echo_url, _ = start_server("benchmarks/echo_app.py")
     try:
         if CHROMIUM:
-            score_changed = "(before) => document.querySelector('#gauge .score-value').textContent !== before"
+            score_changed = "(before) => document.querySelector('#panel .score-value').textContent !== before"
             echo_changed = "(before) => document.querySelector('#echo-out textarea').value !== before"
-            ours = browser_latency(
-                f"{app_url}?level=2-1", "#slider-emotion input[type=range]", "#gauge .score-value", score_changed
-            )
-            bare = browser_latency(echo_url, "#echo-slider input[type=range]", "#echo-out textarea", echo_changed)
             sum_changed = "(before) => document.querySelector('#eight-out .sum')?.textContent !== before"
-            shape = browser_latency(echo_url, "#eight-3 input[type=range]", "#eight-out .sum", sum_changed)
+            ours, bare, shape = browser_medians([
+                (f"{app_url}?level=2-1", "#panel input.range[data-i='2']", "#panel .score-value", score_changed),
+                (echo_url, "#echo-slider input[type=range]", "#echo-out textarea", echo_changed),
+                (echo_url, "#eight-3 input[type=range]", "#eight-out .sum", sum_changed),
+            ])  # fmt: skip
             summary.update(
                 browser_ms=round(ours * 1e3, 1),
                 echo_browser_ms=round(bare * 1e3, 1),
@@ -144,12 +183,8 @@ def main() -> None:
                 eight_slider_page_ms=round(shape * 1e3, 1),
                 eight_slider_page_ratio=round(shape / bare, 2),
             )
-        target = list(get_level("2-1").target_for("zh"))
-        saved = game.save(game.new_progress())
-        app_rate, app_errors = load(
-            app_url, "/move", lambda rng: (saved, *[min(1, max(0, g + rng.uniform(-0.3, 0.3))) for g in target])
-        )
-        echo_rate, echo_errors = load(echo_url, "/echo", lambda rng: (rng.random(),))
+        app_rate, app_errors = load(panel_mover(app_url, "2-1"))
+        echo_rate, echo_errors = load(echo_mover(echo_url))
         summary.update(
             load_errors=app_errors,
             echo_load_errors=echo_errors,

@@ -16,10 +16,15 @@ FIELDS: dict[str, tuple[type, object, str]] = {
     "stars": (dict, {}, "level id -> best stars earned, 0-3"),
     "best": (dict, {}, "level id -> best score, 0-100"),
     "hints": (dict, {}, "level id -> hints used on the current attempt"),
+    "shown": (dict, {}, "level id -> 1 once the goddess has shown the way there (her demo)"),
 }
+OPTIONAL = {"shown"}  # added after the first release: saves without it still load
+# (field, lowest, highest, type) of each table
+TABLES = (("stars", 0, 3, int), ("best", 0, 100, float), ("hints", 0, 99, int), ("shown", 1, 1, int))
 
 
 def new_progress() -> dict:
+    """A fresh player's progress: every field at its default."""
     return {
         name: (default.copy() if isinstance(default, dict) else default) for name, (_, default, _) in FIELDS.items()
     }
@@ -52,8 +57,8 @@ def _valid(payload: dict, level_ids: set[str]) -> dict | None:
     if payload.get("version") != VERSION:
         return None
     out = new_progress()
-    for name, lo, hi, kind in (("stars", 0, 3, int), ("best", 0, 100, float), ("hints", 0, 99, int)):
-        table = payload.get(name)
+    for name, lo, hi, kind in TABLES:
+        table = payload.get(name, {} if name in OPTIONAL else None)
         if not isinstance(table, dict):
             return None
         for level_id, value in table.items():
@@ -76,7 +81,9 @@ def load(saved, level_ids: set[str] | None = None) -> Loaded:
             saved = json.loads(saved)
         except ValueError:
             saved = None
-    if isinstance(saved, dict) and saved.get("sig") == _signature({k: saved.get(k) for k in FIELDS}):
+    if isinstance(saved, dict) and saved.get("sig") == _signature(
+        {k: saved.get(k) for k in FIELDS if k in saved or k not in OPTIONAL}
+    ):
         cleaned = _valid(saved, ids)
         if cleaned is not None:
             return Loaded(cleaned, None)
@@ -92,6 +99,7 @@ def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
 
 
 def use_hint(progress: dict, level_id: str) -> dict:
+    """One more hint used on the level: its reachable stars drop by one."""
     out = {**progress, "hints": dict(progress["hints"])}
     out["hints"][level_id] = out["hints"].get(level_id, 0) + 1
     return out
@@ -105,7 +113,17 @@ def use_hints_up_to(progress: dict, level_id: str, count: int) -> dict:
 
 
 def hints_used(progress: dict, level_id: str) -> int:
+    """Hints used on the level (the demo, the reveal and a shown chapter-1 answer count as two)."""
     return progress["hints"].get(level_id, 0)
+
+
+def mark_shown(progress: dict, level_id: str) -> dict:
+    """The goddess's demo has shown the way on this level (the level list says so until the player wins it)."""
+    return {**progress, "shown": {**progress["shown"], level_id: 1}}
+
+
+def shown(progress: dict, level_id: str) -> bool:
+    return bool(progress["shown"].get(level_id))
 
 
 def xp(progress: dict) -> int:

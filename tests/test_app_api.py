@@ -125,6 +125,24 @@ def test_malformed_level_file_stops_startup(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def live(app_url: str, payload) -> dict:
+    """Call the control panel's server function the way its script does (one POST, outside the queue)."""
+    config = httpx.get(f"{app_url}config").json()
+    panel = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "panel")
+    body = {"data": payload, "component_id": panel, "fn_name": "live", "session_hash": "test-live"}
+    answer = httpx.post(f"{app_url}gradio_api/component_server/", json=body, timeout=30)
+    assert answer.status_code == 200
+    return answer.json()
+
+
+def test_the_panels_server_function_answers_a_slider_move(app_url) -> None:
+    target = list(get_level("2-1").target_for("zh"))
+    answer = live(app_url, {"level": "2-1", "lang": "zh", "gates": target, "saved": ""})
+    assert answer["record"] is True and ">100.0<" in answer["view"]["gauge"]
+    for bad in ({"level": "2-1", "lang": "zh", "gates": [9] * 8}, {"level": "nope"}, "x", None):
+        assert set(live(app_url, bad)) == {"error"}  # a clear refusal, never a crash
+
+
 def test_readme_api_example_runs(app_url) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     code = re.search(r"```python\nfrom gradio_client import Client\n(.+?)```", readme, re.S).group(0)

@@ -14,6 +14,19 @@ def test_record_keeps_the_best() -> None:
     assert game.xp(p) == 100 + 8
 
 
+def test_shown_by_the_goddess_round_trips() -> None:
+    p = game.mark_shown(game.new_progress(), "2-4")
+    assert game.shown(p, "2-4") and not game.shown(p, "2-1") and p["stars"] == {}
+    assert game.load(game.save(p)).progress == p
+
+
+def test_saves_from_before_the_shown_field_still_load() -> None:
+    old = {"version": 1, "stars": {"1-1": 2}, "best": {"1-1": 66.67}, "hints": {}}
+    old["sig"] = game._signature(old)
+    loaded = game.load(old)
+    assert loaded.notice is None and loaded.progress["stars"] == {"1-1": 2} and loaded.progress["shown"] == {}
+
+
 def test_chapters_unlock_at_a_star() -> None:
     p = game.new_progress()
     assert game.unlocked_chapters(p) == {1}
@@ -36,6 +49,7 @@ def test_saved_progress_round_trips() -> None:
         lambda s: s.update({"sig": "0" * 16}),
         lambda s: s.update({"version": 99}),
         lambda s: s.pop("best"),
+        lambda s: s["shown"].update({"2-1": 1}),
     ],
 )
 def test_tampered_progress_resets_with_notice(tamper) -> None:

@@ -1,15 +1,24 @@
-"""UI pieces without a browser: escaping, handlers' state passing, views."""
+"""UI pieces without a browser: escaping, handlers' state passing, views, the panel's live answer."""
 
 import dataclasses
+import re
 
 import pytest
 
-from dragon import game
+from dragon import api, game
 from dragon.levels import get_level
-from ui import handlers
+from dragon.scoring import score
+from ui import handlers, play, quiz, views
 from ui.draw import esc, story_html, tokens_html, why_html
+from ui.session import START_GATES, level_after
+from ui.text import STRINGS, i18n_tables, t
 
 NASTY = "<script>alert(1)</script> ${alert(2)} {{x}} `y` 床前"
+ZH = {"level": "2-1", "lang": "zh"}
+
+
+def fresh() -> str:
+    return game.save(game.new_progress())
 
 
 def test_escape_blocks_markup_and_template_syntax() -> None:
@@ -20,14 +29,22 @@ def test_escape_blocks_markup_and_template_syntax() -> None:
 
 def test_level_text_in_html_is_escaped() -> None:
     level = dataclasses.replace(get_level("2-1"), story={"zh": NASTY, "en": NASTY}, why={"zh": NASTY, "en": NASTY})
-    for html in (story_html(level, "zh"), why_html(level, "en", True), tokens_html(NASTY.split(), "zh")):
+    for html in (story_html(level, "zh"), why_html(level, "en"), tokens_html(NASTY.split(), "zh")):
         assert "<script" not in html and "${" not in html and "{{" not in html
+
+
+def test_every_string_in_both_languages_and_no_clash_with_gradio_keys() -> None:
+    assert all(zh.strip() and en.strip() for zh, en in STRINGS.values())
+    tables = i18n_tables()
+    assert set(tables["en"]) == set(tables["zh-CN"])
+    assert all(key.startswith("mhd_") for key in tables["en"])  # Gradio's own keys ("code", "common"…) never clash
 
 
 def test_boot_opens_a_linked_level_in_the_linked_language() -> None:
     view = handlers.boot('{"lang": "en", "level": "2-3", "projector": true}', None)
-    assert view["session"] == {"level": "2-3", "lang": "en"} and "On the Stork Tower" in view["story"]
-    assert "#compare-panel,#match-panel{display:none" in view["story"]  # only the slider panel shows
+    assert view["session"] == {"level": "2-3", "lang": "en"} and "On the Stork Tower" in view["top"]["story"]
+    assert view["panel"]["kind"] in ("silhouette", "picture") and view["quiz"]["body"] == ""
+    assert view["panel"]["value"] == START_GATES and "Export progress code" in view["codes"]["export_label"]
 
 
 @pytest.mark.parametrize("boot", ['{"level": "9-9"}', '{"level": "<b>x</b>"}', "not json", '["x"]', "x" * 5000, None])
@@ -38,71 +55,203 @@ def test_boot_survives_odd_links(boot) -> None:
 
 def test_unknown_link_says_so() -> None:
     view = handlers.boot('{"level": "<b>9-9</b>"}', None)
-    assert "9-9" in view["story"] and "<b>9-9" not in view["story"]
+    assert "9-9" in view["top"]["notice"] and "<b>9-9" not in view["top"]["notice"]
 
 
 def test_tampered_browser_value_resets_with_notice() -> None:
     saved = game.save(game.record(game.new_progress(), "1-1", 100, 3)).replace('"1-1":3', '"1-1":2')
     view = handlers.boot('{"lang": "zh"}', saved)
-    assert "重新开始" in view["story"] and game.load(view["saved"]).progress == game.new_progress()
+    assert "重新开始" in view["top"]["notice"] and game.load(view["saved"]).progress == game.new_progress()
 
 
-def test_move_records_progress_in_the_returned_state_only() -> None:
-    saved = game.save(game.new_progress())
-    session = {"level": "2-1", "lang": "zh"}
-    out = handlers.move(session, saved, *get_level("2-1").target_for("zh"))
-    assert "★★★" in out["gauge"]
-    assert game.load(out["saved"]).progress["stars"]["2-1"] == 3
+# --- the panel's live answer (a server function) and its events --------------------------------------------
+
+
+def test_live_answers_a_slider_move_with_the_engine_score() -> None:
+    target = get_level("2-1").target_for("zh")
+    answer = play.live({**ZH, "gates": list(target), "saved": fresh()})
+    assert answer["level"] == "2-1" and answer["record"] is True
+    assert 'class="score-value">100.0<' in answer["view"]["gauge"] and "★★★" in answer["view"]["gauge"]
+    gates = [0.2, 0.9, 0.4, 0.1, 0.3, 0.6, 0.5, 0.7]
+    s = score(api.level_reading(get_level("2-1"), "zh"), gates, target)
+    assert f">{s:.1f}<" in play.live({**ZH, "gates": gates, "saved": fresh()})["view"]["gauge"]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [None, [], "x", {"level": "1-1", "lang": "zh", "gates": [0.5] * 8}, {**ZH, "gates": [0.5] * 7},
+     {**ZH, "gates": [float("nan")] * 8}, {**ZH, "gates": [2] * 8}, {**ZH, "lang": "fr", "gates": [0.5] * 8},
+     {**ZH, "gates": "abc"}, {"level": 3, "lang": "zh", "gates": [0.5] * 8}],
+)  # fmt: skip
+def test_live_refuses_bad_payloads_without_raising(payload) -> None:
+    assert set(play.live(payload)) == {"error"}
+
+
+def test_live_with_damaged_progress_still_answers() -> None:
+    assert "view" in play.live({**ZH, "gates": [0.5] * 8, "saved": "garbage{{"})
+
+
+def test_record_saves_in_the_returned_state_only() -> None:
+    saved = fresh()
+    out = play.record(ZH, saved, list(get_level("2-1").target_for("zh")))
+    assert game.load(out["saved"]).progress["stars"]["2-1"] == 3 and out["panel"]["won"] == "won w3"
+    assert "★★★" in out["top"]["options"] and 'data-act="next"' in out["panel"]["next"]
     assert game.load(saved).progress["stars"] == {}  # the input was not mutated
-    other = handlers.move({"level": "2-1", "lang": "zh"}, saved, *[0.5] * 8)  # another player
-    assert game.load(other.get("saved", saved)).progress["stars"].get("2-1", 0) == 0
+    assert play.record(ZH, saved, [0.0] * 8) != {}  # a first score of 0 is still a best
+    assert play.record(ZH, out["saved"], [0.5] * 8) == {}  # no better than the record: nothing to save
 
 
-def test_move_ignores_bad_gates_and_non_slider_levels() -> None:
-    saved = game.save(game.new_progress())
-    assert handlers.move({"level": "2-1", "lang": "zh"}, saved, *[float("nan")] * 8) == {}
-    assert handlers.move({"level": "1-1", "lang": "zh"}, saved, *[0.5] * 8) == {}
+def test_record_ignores_bad_gates_and_non_slider_levels() -> None:
+    assert play.record(ZH, fresh(), [float("nan")] * 8) == {}
+    assert play.record({"level": "1-1", "lang": "zh"}, fresh(), [0.5] * 8) == {}
 
 
-def test_hint_caps_the_stars() -> None:
-    saved = game.save(game.new_progress())
-    out = handlers.hint({"level": "2-1", "lang": "en"}, saved, *[0.5] * 8)
-    assert "Emotion" in out["story"] and "raise" in out["story"]
-    progress = game.load(out["saved"]).progress
-    assert game.hints_used(progress, "2-1") == 1
-    won = handlers.move({"level": "2-1", "lang": "en"}, out["saved"], *get_level("2-1").target_for("en"))
-    assert "★★☆" in won["gauge"] and game.load(won["saved"]).progress["stars"]["2-1"] == 2
+def test_star_caps_are_shown_before_any_help_is_used() -> None:
+    panel = handlers.boot('{"lang": "en", "level": "2-4"}', None)["panel"]
+    hint, demo = (
+        re.search(r'data-act="hint".*?</button>', panel["actions"]),
+        re.search(r'data-act="demo".*?</button>', panel["actions"]),
+    )
+    assert "then at most ★★☆" in hint.group(0) and "then at most ★☆☆" in demo.group(0)
+    assert "Best reachable on this level: ★★★" in panel["gauge"]
 
 
-def test_goddess_demo_climbs_to_the_target(monkeypatch) -> None:
-    monkeypatch.setattr(handlers, "DEMO_DELAY_S", 0)
-    frames = list(handlers.demo({"level": "2-4", "lang": "zh"}, game.save(game.new_progress()), *[0.5] * 8))
-    assert len(frames) >= 2
+def test_hint_caps_the_stars_and_marks_the_slider() -> None:
+    out = play.hint({"level": "2-1", "lang": "en"}, fresh(), [0.5] * 8)
+    assert "Emotion" in out["panel"]["feedback"] and "raise" in out["panel"]["feedback"]
+    assert "↑" in out["panel"]["marks"][2] and "Best reachable on this level: ★★☆" in out["panel"]["gauge"]
+    assert game.hints_used(game.load(out["saved"]).progress, "2-1") == 1
+    won = play.record({"level": "2-1", "lang": "en"}, out["saved"], list(get_level("2-1").target_for("en")))
+    assert game.load(won["saved"]).progress["stars"]["2-1"] == 2
+
+
+def test_goddess_demo_shows_the_path_but_awards_nothing(monkeypatch) -> None:
+    monkeypatch.setattr(play, "DEMO_DELAY_S", 0)
+    mine = [0.5] * 8
+    frames = list(play.demo({"level": "2-4", "lang": "en"}, fresh(), mine))
+    assert len(frames) >= 3
+    assert any(f["panel"]["value"] != mine for f in frames[:-1])  # the sliders climb …
+    assert "not scored" in frames[0]["panel"]["gauge"]
     last = frames[-1]
-    assert [last[f"s{i}"] for i in range(8)] != [0.5] * 8
-    assert game.load(last["saved"]).progress["best"]["2-4"] >= 95
-    assert game.load(last["saved"]).progress["stars"]["2-4"] == 1  # the demo counts as two hints
+    assert last["panel"]["value"] == mine  # … and go back where the player left them
+    progress = game.load(last["saved"]).progress
+    assert progress["stars"].get("2-4", 0) == 0 and "2-4" not in progress["best"] and game.shown(progress, "2-4")
+    assert game.hints_used(progress, "2-4") == 2 and "shown by the goddess" in last["top"]["options"]
 
 
-def test_match_and_compare_give_stars() -> None:
-    saved = game.save(game.new_progress())
-    out = handlers.check_match({"level": "1-2", "lang": "zh"}, saved, "time", "space", "emotion", "grammar")
-    assert game.load(out["saved"]).progress["stars"]["1-2"] == 3
-    out = handlers.check_match({"level": "1-2", "lang": "zh"}, saved, "time", "space", None, None)
-    assert game.load(out["saved"]).progress["stars"]["1-2"] == 1
-    out = handlers.check_compare({"level": "1-1", "lang": "en"}, saved, 5, 1)
-    assert game.load(out["saved"]).progress["stars"]["1-1"] == 0
+def test_reveal_shows_the_target_on_the_sliders_and_why() -> None:
+    out = play.reveal({"level": "2-4", "lang": "zh"}, fresh(), [0.5] * 8)
+    target = get_level("2-4").target_for("zh")
+    assert all(f"--at:{v:.2f}" in mark for v, mark in zip(target, out["panel"]["marks"], strict=True))
+    assert get_level("2-4").why["zh"][:10] in out["panel"]["feedback"]
+    assert views.claims_html(get_level("2-4"), "zh") in out["panel"]["feedback"]  # the measured claims too
+    assert game.hints_used(game.load(out["saved"]).progress, "2-4") == 2
+
+
+def test_reset_puts_the_sliders_back() -> None:
+    out = play.reset(ZH, fresh(), [0.9] * 8)
+    assert out["panel"]["value"] == START_GATES and t("reset_says", "zh") in out["panel"]["feedback"]
+
+
+def test_next_level_after_a_win() -> None:
+    progress = game.record(game.record(game.new_progress(), "1-1", 100, 3), "1-2", 100, 3)
+    assert level_after(get_level("1-2"), progress) == "2-1"
+    assert level_after(get_level("1-1"), game.record(game.new_progress(), "1-1", 100, 1)) == "1-2"
+    assert level_after(get_level("2-4"), game.new_progress()) == "2-5"  # a teacher's link: the class goes on in order
+    assert level_after(get_level("2-10"), progress) is None or level_after(get_level("2-10"), progress) != "2-10"
+    view = handlers.next_level({"level": "2-1", "lang": "zh"}, game.save(game.record(progress, "2-1", 90, 2)))
+    assert view["session"]["level"] == "2-2"
+
+
+# --- chapter 1 ----------------------------------------------------------------------------------------------
+
+RIGHT = {"p0": "time", "p1": "space", "p2": "emotion", "p3": "grammar"}
+
+
+def test_match_gives_stars_and_keeps_the_answers() -> None:
+    out = quiz.check({"level": "1-2", "lang": "en"}, fresh(), RIGHT)
+    assert game.load(out["saved"]).progress["stars"]["1-2"] == 3 and "4 of 4 right" in out["quiz"]["body"]
+    assert 'value="time" selected' in out["quiz"]["body"]
+
+
+def test_chapter_one_answers_cannot_be_farmed_by_retyping() -> None:
+    wrong = quiz.check({"level": "1-2", "lang": "en"}, fresh(), {**RIGHT, "p0": "tone", "p1": "logic"})
+    assert game.load(wrong["saved"]).progress["stars"]["1-2"] == 1 and "it was the Time head" in wrong["quiz"]["body"]
+    again = quiz.check({"level": "1-2", "lang": "en"}, wrong["saved"], RIGHT)  # retype the answer just shown
+    assert game.load(again["saved"]).progress["stars"]["1-2"] == 1 and "★☆☆" in again["quiz"]["body"]
+    level = get_level("1-1")
+    _, truth = views.compare_html(level, "zh")
+    miss = quiz.check({"level": "1-1", "lang": "zh"}, fresh(), {"one": "40", "eight": "40"})
+    assert game.load(miss["saved"]).progress["stars"]["1-1"] == 0 and "最多还能得 ★☆☆" in miss["quiz"]["body"]
+    exact = {"one": str(len(truth["one_head_sees"])), "eight": str(len(truth["eight_heads_see"]))}
+    for saved, expected in ((miss["saved"], 1), (fresh(), 3)):  # retyped after the answer was shown, or first time
+        out = quiz.check({"level": "1-1", "lang": "zh"}, saved, exact)
+        assert game.load(out["saved"]).progress["stars"]["1-1"] == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"one": "abc", "eight": "3"}, {"one": "-1", "eight": "3"}, {"one": "2.5", "eight": "1"},
+     {"one": "1e3", "eight": "2"}, {}, None],
+)  # fmt: skip
+def test_bad_guesses_change_nothing(data) -> None:
+    out = quiz.check({"level": "1-1", "lang": "en"}, fresh(), data)
+    assert set(out) == {"quiz"} and "nothing was changed" in out["quiz"]["body"]
+
+
+def test_unanswered_findings_change_nothing() -> None:
+    out = quiz.check({"level": "1-2", "lang": "zh"}, fresh(), {"p0": "time", "p1": "<b>"})
+    assert set(out) == {"quiz"} and "什么都没有改变" in out["quiz"]["body"]
+
+
+def test_match_pickers_speak_the_players_language() -> None:
+    body = handlers.boot('{"lang": "en", "level": "1-2"}', None)["quiz"]["body"]
+    assert "⑤ Time" in body and "时序头" not in body
+    assert "⑤ 时序头" in handlers.boot('{"lang": "zh", "level": "1-2"}', None)["quiz"]["body"]
+
+
+# --- page-level events ----------------------------------------------------------------------------------------
+
+
+def test_language_switch_keeps_the_level_and_the_sliders() -> None:
+    mine = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    out = handlers.switch_lang({"level": "2-3", "lang": "zh"}, fresh(), mine, {"lang": "en"})
+    assert out["session"] == {"level": "2-3", "lang": "en"} and out["panel"]["value"] == mine
+    assert "On the Stork Tower" in out["top"]["story"] and handlers.switch_lang(ZH, fresh(), mine, {"lang": "x"}) == {}
 
 
 def test_import_code_round_trip_and_bad_code() -> None:
     progress = game.record(game.new_progress(), "1-1", 100, 3)
-    code = handlers.export_code({}, game.save(progress))["code_box"]
-    view = handlers.import_code(code, {"level": "1-1", "lang": "zh"}, game.save(game.new_progress()))
-    assert game.load(view["saved"]).progress == progress
-    bad = handlers.import_code("DRAGON1-garbage", {"level": "1-1", "lang": "en"}, game.save(progress))
-    assert set(bad) == {"story"} and "nothing was changed" in bad["story"]
+    code = handlers.export_code({}, game.save(progress))["codes"]["code"]
+    assert isinstance(code, str) and code.startswith("DRAGON1-")
+    view = handlers.import_code({"level": "1-1", "lang": "zh"}, fresh(), {"code": code})
+    assert game.load(view["saved"]).progress == progress and "进度已导入" in view["codes"]["message"]
+    bad = handlers.import_code({"level": "1-1", "lang": "en"}, game.save(progress), {"code": "DRAGON1-garbage"})
+    assert set(bad) == {"codes"} and "nothing was changed" in bad["codes"]["message"]
 
 
 def test_locked_chapter_is_refused_from_the_menu() -> None:
-    out = handlers.choose_level("2-1", {"level": "1-1", "lang": "en"}, game.save(game.new_progress()))
-    assert "locked" in out["story"] and out["level_dd"]["value"] == "1-1"
+    out = handlers.choose_level({"level": "1-1", "lang": "en"}, fresh(), {"level": "2-1"})
+    assert set(out) == {"top"} and "locked" in out["top"]["notice"] and out["top"]["level"] == "1-1"
+    assert 'value="2-1" disabled' in out["top"]["options"]
+
+
+# --- views ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level_id", ["2-1", "2-5", "2-8", "2-10"])
+def test_every_map_labels_every_token_in_full(level_id) -> None:
+    for lang in ("zh", "en"):
+        reading = api.level_reading(get_level(level_id), lang)
+        html = views.maps_html(reading, lang)
+        assert "…" not in html
+        for svg in re.findall(r"<svg class=\"attn-map\".*?</svg>", html):
+            labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+            assert labels == [esc(tok) for tok in reading.tokens] * 2  # columns, then rows
+
+
+def test_views_have_no_svg_ids_that_could_repeat() -> None:
+    view = handlers.boot('{"lang": "zh", "level": "2-1"}', None)
+    assert ' id="' not in view["maps"] and ' id="' not in view["panel"]["compare"]
+    ids = re.findall(r' id="([^"]+)"', view["panel"]["dragon"] + view["panel"]["actions"])
+    assert len(ids) == len(set(ids)) and all(i.startswith("mhd-") for i in ids)

@@ -6,7 +6,7 @@ import math
 from dragon.config import HEADS
 from dragon.levels import Level
 
-from .text import HEAD_COLORS, NUMERALS, head_name, t
+from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
 STAR, NO_STAR = "★", "☆"
 
@@ -16,8 +16,8 @@ def star_text(stars: int) -> str:
     return STAR * stars + NO_STAR * (3 - stars)
 
 
-# Gradio's HTML component runs its value through Handlebars and a JS template literal before showing it,
-# so besides the usual HTML escapes, `$`, backticks and braces in any text must not reach it raw.
+# Gradio's HTML component runs its template through Handlebars and a JS template literal, so besides the
+# usual HTML escapes, `$`, backticks, braces and backslashes in any text must not reach it raw.
 _TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;", "\\": "&#92;"})
 
 
@@ -27,15 +27,15 @@ def esc(text: str) -> str:
 
 
 def dragon_svg(lang: str) -> str:
-    """The eight-headed dragon. Each head's brightness and glow read the CSS variable --gN (its slider), which
-    gates_style() sets, so a slider move re-sends a few bytes instead of the whole drawing."""
+    """The eight-headed dragon. Each head's brightness and glow read the CSS variable --gN (its slider), which the
+    panel sets from the sliders in the browser, so the dragon follows a slider before the server has answered."""
     w, h = 520, 300
     cx, body_y = w / 2, 262
     parts = [
         f'<svg class="dragon" viewBox="0 0 {w} {h}" role="img" aria-label="{esc(t("app_title", lang))}">',
         "<defs>",
         *(
-            f'<radialGradient id="glow{i}"><stop offset="0" stop-color="{HEAD_COLORS[head]}" stop-opacity="0.9"/>'
+            f'<radialGradient id="mhd-glow-{i}"><stop offset="0" stop-color="{HEAD_COLORS[head]}" stop-opacity="0.9"/>'
             f'<stop offset="1" stop-color="{HEAD_COLORS[head]}" stop-opacity="0"/></radialGradient>'
             for i, head in enumerate(HEADS)
         ),
@@ -55,29 +55,20 @@ def dragon_svg(lang: str) -> str:
         parts += [
             f'<path d="M{nx:.1f},{ny:.1f} Q{(nx + hx) / 2:.1f},{(ny + hy) / 2 + 30:.1f} {hx:.1f},{hy + 14:.1f}" '
             f'stroke="{colour}" stroke-width="12" fill="none" stroke-linecap="round" style="opacity:calc(0.35 + 0.65 * {g})"/>',
-            f'<circle cx="{hx:.1f}" cy="{hy:.1f}" r="40" fill="url(#glow{i})" class="glow" '
-            f'style="opacity:{g};transform:scale(calc(0.55 + 0.45 * {g}))"/>',
+            f'<circle cx="{hx:.1f}" cy="{hy:.1f}" r="44" fill="url(#mhd-glow-{i})" class="glow" style="opacity:{g}"/>',
             f'<g class="head" data-head="{head}" style="opacity:calc(0.3 + 0.7 * {g})">',
-            f"<title>{esc(head_name(head, lang))}</title>",
-            f'<path d="M{hx - 14:.1f},{hy - 10:.1f} l-6,-12 l12,7 Z M{hx + 14:.1f},{hy - 10:.1f} l6,-12 l-12,7 Z" '
+            f"<title>{esc(head_label(i, lang))}</title>",
+            f'<path d="M{hx - 16:.1f},{hy - 12:.1f} l-7,-13 l13,8 Z M{hx + 16:.1f},{hy - 12:.1f} l7,-13 l-13,8 Z" '
             f'fill="{colour}" stroke="#111827" stroke-width="1"/>',
-            f'<ellipse cx="{hx:.1f}" cy="{hy:.1f}" rx="21" ry="17" fill="{colour}" stroke="#111827" stroke-width="1.5"/>',
-            f'<circle cx="{hx - 8:.1f}" cy="{hy - 6:.1f}" r="3.5" fill="#fff"/>',
-            f'<circle cx="{hx + 8:.1f}" cy="{hy - 6:.1f}" r="3.5" fill="#fff"/>',
-            f'<text x="{hx:.1f}" y="{hy + 11:.1f}" text-anchor="middle" font-size="13" font-weight="700" '
-            f'fill="#fff" stroke="#111827" stroke-width="0.6">{NUMERALS[i]}</text>',
+            f'<ellipse cx="{hx:.1f}" cy="{hy:.1f}" rx="25" ry="21" fill="{colour}" stroke="#111827" stroke-width="1.5"/>',
+            f'<circle cx="{hx - 9:.1f}" cy="{hy - 8:.1f}" r="3.5" fill="#fff"/>',
+            f'<circle cx="{hx + 9:.1f}" cy="{hy - 8:.1f}" r="3.5" fill="#fff"/>',
+            f'<text x="{hx:.1f}" y="{hy + 14:.1f}" text-anchor="middle" font-size="22" font-weight="700" '
+            f'fill="#fff" stroke="#111827" stroke-width="0.8">{NUMERALS[i]}</text>',
             "</g>",
-            f'<text x="{hx:.1f}" y="{hy - 28:.1f}" text-anchor="middle" font-size="13" class="head-name">'
-            f"{esc(head_name(head, lang))}</text>",
         ]
     parts.append("</svg>")
     return "".join(parts)
-
-
-def gates_style(gates: list[float]) -> str:
-    """The dragon's brightness for these gates: a few CSS variables."""
-    values = ";".join(f"--g{i}:{max(0.0, min(1.0, float(g))):.2f}" for i, g in enumerate(gates))
-    return f"<style>svg.dragon{{{values}}}</style>"
 
 
 def tokens_html(tokens: list[str], lang: str, truncated: bool = False, max_tokens: int = 64) -> str:
@@ -86,81 +77,73 @@ def tokens_html(tokens: list[str], lang: str, truncated: bool = False, max_token
     return f'<div class="tokens" lang="{"zh-CN" if lang == "zh" else "en"}">{chips}</div>{note}'
 
 
-def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str) -> str:
-    """A semicircle gauge with the score, the stars and the best so far."""
+def score_colour(score: float) -> str:
+    return "#2e9e4f" if score >= 95 else "#d4a017" if score >= 85 else "#f28c28" if score >= 70 else "#8e9aa6"
+
+
+def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str, demo: bool = False) -> str:
+    """A semicircle gauge with the score, the stars, the best so far and the most stars still reachable."""
     s = max(0.0, min(100.0, score))
     a = math.pi * (1 - s / 100)
     x, y = 100 + 80 * math.cos(a), 100 - 80 * math.sin(a)
-    colour = "#2e9e4f" if s >= 95 else "#d4a017" if s >= 85 else "#f28c28" if s >= 70 else "#8e9aa6"
-    ticks = "".join(
-        f'<line x1="{100 + 70 * math.cos(math.pi * (1 - v / 100)):.1f}" y1="{100 - 70 * math.sin(math.pi * (1 - v / 100)):.1f}" '
-        f'x2="{100 + 90 * math.cos(math.pi * (1 - v / 100)):.1f}" y2="{100 - 90 * math.sin(math.pi * (1 - v / 100)):.1f}" '
-        'stroke="#111827" stroke-width="2"/>'
-        for v in (70, 85, 95)
-    )
+
+    def tick(v: float) -> str:
+        c, d = math.cos(math.pi * (1 - v / 100)), math.sin(math.pi * (1 - v / 100))
+        return f'<line x1="{100 + 70 * c:.1f}" y1="{100 - 70 * d:.1f}" x2="{100 + 90 * c:.1f}" y2="{100 - 90 * d:.1f}" stroke="#111827" stroke-width="2"/>'
+
     best_text = f"{t('best', lang)} {best:.1f}" if best is not None else ""
-    cap_text = f'<div class="note">{esc(t("stars_cap", lang, n=cap))}</div>' if cap < 3 else ""
+    status = t("demo_frame", lang) if demo else t("cap_now", lang, stars=star_text(cap))
     return (
-        '<div class="gauge">'
-        f'<svg viewBox="0 0 200 112" role="img" aria-label="{t("score", lang)} {s:.1f}">'
+        f'<div class="gauge{" demo" if demo else ""}">'
+        f'<svg viewBox="0 0 200 108" role="img" aria-label="{esc(t("score", lang))} {s:.1f}">'
         '<path d="M20,100 A80,80 0 0 1 180,100" fill="none" stroke="#e5e7eb" stroke-width="16"/>'
-        f'<path d="M20,100 A80,80 0 0 1 {x:.2f},{y:.2f}" fill="none" stroke="{colour}" stroke-width="16"/>'
-        f"{ticks}"
-        f'<text x="100" y="92" text-anchor="middle" font-size="30" font-weight="700" class="score-value">{s:.1f}</text>'
+        f'<path d="M20,100 A80,80 0 0 1 {x:.2f},{y:.2f}" fill="none" stroke="{score_colour(s)}" stroke-width="16"/>'
+        f"{''.join(tick(v) for v in (70, 85, 95))}"
+        f'<text x="100" y="94" text-anchor="middle" font-size="34" font-weight="700" class="score-value">{s:.1f}</text>'
         "</svg>"
-        f'<div class="stars" aria-label="{stars} / 3">{star_text(stars)}</div>'
-        f'<div class="best">{esc(best_text)}</div>{cap_text}</div>'
+        f'<div class="stars" role="img" aria-label="{esc(t("stars_label", lang))} {stars} / 3">{star_text(stars)}</div>'
+        f'<div class="best">{esc(best_text)}</div><div class="cap">{esc(status)}</div></div>'
     )
 
 
-def profile_svg(player: list[float], target: list[float] | None, silent: list[str], lang: str) -> str:
-    """Each head's share of the fused output: yours as coloured bars, the target as a grey silhouette."""
-    w, row = 420, 30
-    h = row * len(HEADS) + 26
-    scale = max([*player, *(target or []), 1e-9])
-    parts = [f'<svg class="profile" viewBox="0 0 {w} {h}" role="img" aria-label="profile">']
-    legend = f'<tspan fill="#374151">■ {t("your_mix", lang)}</tspan>'
-    if target is not None:
-        legend += f'  <tspan fill="#9ca3af">▭ {t("target_mix", lang)}</tspan>'
-    parts.append(f'<text x="120" y="14" font-size="12">{legend}</text>')
+def profile_html(mine: list[float], target: list[float], silent: list[str], lang: str) -> str:
+    """Each head's share of the fused output: yours as coloured bars, the target as grey dashed silhouettes."""
+    top = max([*mine, *target, 1e-9])
+    rows = []
     for i, head in enumerate(HEADS):
-        y = 22 + i * row
-        name = f"{NUMERALS[i]} {head_name(head, lang)}"
         quiet = head in silent
-        fill = ' fill="#9ca3af"' if quiet else ""
-        parts.append(f'<text x="112" y="{y + 17}" text-anchor="end" font-size="13"{fill}>{esc(name)}</text>')
-        if target is not None:
-            tw = 290 * target[i] / scale
-            parts.append(
-                f'<rect x="120" y="{y + 2}" width="{tw:.1f}" height="22" fill="#d1d5db" stroke="#6b7280" '
-                'stroke-dasharray="4 2" class="silhouette"/>'
-            )
-        pw = 290 * player[i] / scale
-        parts.append(f'<rect x="120" y="{y + 7}" width="{pw:.1f}" height="12" fill="{HEAD_COLORS[head]}"/>')
-        if quiet:
-            parts.append(
-                f'<text x="{126 + pw:.1f}" y="{y + 17}" font-size="11" fill="#6b7280">{t("silent", lang)}</text>'
-            )
-    parts.append("</svg>")
-    return "".join(parts)
+        tip = t("share_tip", lang, name=head_label(i, lang), mine=f"{mine[i]:.2f}", target=f"{target[i]:.2f}")
+        rows.append(
+            f'<div class="prow{" quiet" if quiet else ""}" title="{esc(tip)}">'
+            f'<span class="pname">{esc(NUMERALS[i] + " " + head_name(head, lang))}</span>'
+            f'<span class="ptrack"><span class="sil" style="width:{100 * target[i] / top:.1f}%"></span>'
+            f'<span class="mine" style="width:{100 * mine[i] / top:.1f}%;background:{HEAD_COLORS[head]}"></span></span>'
+            f'<span class="sr-only">{esc(tip)}</span></div>'
+        )
+    key = (
+        f'<div class="pkey"><span class="k-mine"></span>{esc(t("your_mix", lang))}'
+        f'<span class="k-sil"></span>{esc(t("target_mix", lang))}</div>'
+    )
+    return f'<div class="profile">{key}{"".join(rows)}</div>'
 
 
-def story_html(level: Level, lang: str, coach: str = "") -> str:
+def story_html(level: Level, lang: str) -> str:
     title = esc(level.title[lang])
     source = f' <span class="source">— {esc(level.source[lang])}</span>' if level.source else ""
     chapter = esc(t("chapter", lang, n=level.chapter))
-    coach_html = f'<div class="coach">{esc(coach)}</div>' if coach else ""
     return (
         f'<div class="story"><div class="level-title">{chapter} · {esc(level.id)} {title}{source}</div>'
-        f"<p>{esc(level.story[lang])}</p>{coach_html}</div>"
+        f"<p>{esc(level.story[lang])}</p></div>"
     )
 
 
-def why_html(level: Level, lang: str, visible: bool) -> str:
-    if not visible:
-        return ""
+def why_html(level: Level, lang: str) -> str:
     return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(level.why[lang])}</div>'
 
 
 def notice_html(message: str) -> str:
     return f'<div class="notice" role="status">{esc(message)}</div>' if message else ""
+
+
+def coach_html(message: str) -> str:
+    return f'<div class="coach" role="status">{esc(message)}</div>' if message else ""

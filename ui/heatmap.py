@@ -1,12 +1,16 @@
-"""Attention maps as tiny PNGs (viridis: colour-blind safe) and labelled SVG maps."""
+"""Attention maps: labelled SVG heat maps (viridis, colour-blind safe) that carry their values for hover and focus."""
 
 import base64
 import io
+import json
+import math
+import unicodedata
 
 import numpy as np
 from PIL import Image
 
 from .draw import esc
+from .text import t
 
 # viridis at 9 evenly spaced points; interpolated to 256
 _VIRIDIS_KEYS = np.array(
@@ -28,6 +32,10 @@ VIRIDIS = np.stack([np.interp(np.linspace(0, 1, 256), _X, _VIRIDIS_KEYS[:, c]) f
     np.uint8
 )
 
+CELL = 16.0  # a cell's side, in the map's own units (the browser scales the whole map)
+FONT = 12.0  # label size in the same units: 12 px at natural size, 20 px in projector mode (×1.7)
+TILT = math.radians(60)  # column labels are turned 60° so long words fit over narrow columns
+
 
 def png_data_uri(matrix: np.ndarray) -> str:
     """(rows, cols) values in [0, 1] → a data: URI of a PNG, one pixel per cell (the browser scales it)."""
@@ -38,8 +46,13 @@ def png_data_uri(matrix: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _short(word: str) -> str:
-    return esc(word if len(word) <= 6 else word[:5] + "…")
+def text_width(word: str, font: float = FONT) -> float:
+    """A generous estimate of a label's width: wide characters (CJK, ①) are square, others about 0.62 em."""
+    return sum(font * (1.0 if unicodedata.east_asian_width(ch) in "WFA" else 0.62) for ch in word)
+
+
+def _data(values) -> str:
+    return esc(json.dumps(list(values), ensure_ascii=False))
 
 
 def labelled_grid(
@@ -47,64 +60,87 @@ def labelled_grid(
     rows: list[str],
     cols: list[str],
     title: str,
-    width: int = 360,
-    row_height: float | None = None,
+    lang: str,
+    name: str = "",
+    tip: str = "{name}: {row} ← {col} {v}",
+    query: str = "",
     highlight: int | None = None,
+    scale: np.ndarray | None = None,
+    show_title: bool = True,
 ) -> str:
-    """An SVG heat map with labelled rows and columns (the PNG carries the cells); square cells unless
-    row_height is given; more than 40 columns: cells only."""
-    labelled = len(cols) <= 40
-    left = (96 if max(map(len, rows), default=0) > 6 else 64) if labelled else 0
-    top = 18 + (52 if labelled else 0)
-    cell_w = (width - left) / max(len(cols), 1)
-    cell_h = row_height or cell_w
-    height = top + cell_h * len(rows) + 4
-    font = max(7.0, min(13.0, cell_w * 0.8))
+    """An SVG heat map with every row and column labelled in full (the PNG carries the cells).
+
+    Hover or keyboard focus shows a cell's value through `tip`, whose {name}, {row}, {col}, {query} and {v} the
+    browser fills in (e.g. "情感头: 思 ← 故乡 0.62"). `scale` (same shape) colours the cells when the values shown
+    are not already in [0, 1]; `highlight` frames one row."""
+    m = np.nan_to_num(np.asarray(matrix, dtype=np.float64))
+    colour = m if scale is None else np.asarray(scale, dtype=np.float64)
+    left = max((text_width(r) for r in rows), default=0.0) + 8
+    col_w = max((text_width(c) for c in cols), default=0.0)
+    top = (22 if show_title else 4) + col_w * math.sin(TILT) + FONT * 0.6
+    width = natural_width(rows, cols, title if show_title else "")
+    height = top + CELL * len(rows) + 4
+    x0, y0 = left, top
     parts = [
-        f'<svg class="attn-map{" attn-rows" if row_height else ""}" viewBox="0 0 {width} {height:.0f}" role="img" '
-        f'aria-label="{esc(title)}">',
-        f'<text x="{width / 2}" y="13" text-anchor="middle" class="map-title">{esc(title)}</text>',
-        f'<image x="{left}" y="{top}" width="{width - left}" height="{cell_h * len(rows)}" preserveAspectRatio="none" '
-        f'style="image-rendering:pixelated" href="{png_data_uri(matrix)}"/>',
+        f'<svg class="attn-map" viewBox="0 0 {width:.0f} {height:.0f}" style="--w:{width:.0f}px" tabindex="0" '
+        f'role="group" aria-label="{esc(title)}. {esc(t("map_keys", lang))}" '
+        f'data-name="{esc(name)}" data-rows="{_data(rows)}" data-cols="{_data(cols)}" '
+        f'data-v="{",".join(f"{v:.2f}" for v in m.flatten())}" '
+        f'data-x0="{x0:.2f}" data-y0="{y0:.2f}" data-cell="{CELL}" data-tip="{esc(tip)}" data-query="{esc(query)}">',
+        (
+            f'<text x="{width / 2:.1f}" y="15" text-anchor="middle" class="map-title" font-size="{FONT + 1}">{esc(title)}</text>'
+            if show_title
+            else ""
+        ),
+        f'<image x="{x0:.2f}" y="{y0:.2f}" width="{CELL * len(cols):.2f}" height="{CELL * len(rows):.2f}" '
+        f'preserveAspectRatio="none" style="image-rendering:pixelated" href="{png_data_uri(colour)}"/>',
     ]
-    if labelled:
-        for j, word in enumerate(cols):
-            bold = ' font-weight="700"' if j == highlight else ""
-            x = left + (j + 0.5) * cell_w
-            parts.append(
-                f'<text transform="translate({x},{top - 3}) rotate(-60)" font-size="{font}"{bold}>{_short(word)}</text>'
-            )
-        for i, word in enumerate(rows):
-            bold = ' font-weight="700"' if i == highlight else ""
-            y = top + (i + 0.5) * cell_h
-            text = _short(word) if row_height is None else esc(word)
-            parts.append(
-                f'<text x="{left - 4}" y="{y}" text-anchor="end" dominant-baseline="middle" font-size="{min(font, 12)}"{bold}>{text}</text>'
-            )
-        if highlight is not None:
-            y = top + highlight * cell_h
-            parts.append(
-                f'<rect x="{left}" y="{y}" width="{width - left}" height="{cell_h}" fill="none" stroke="#ff3b30" stroke-width="2"/>'
-            )
-    parts.append("</svg>")
+    for j, word in enumerate(cols):
+        x = x0 + (j + 0.5) * CELL + FONT * 0.3
+        parts.append(
+            f'<text transform="translate({x:.1f},{y0 - 4:.1f}) rotate(-60)" font-size="{FONT}">{esc(word)}</text>'
+        )
+    for i, word in enumerate(rows):
+        y = y0 + (i + 0.5) * CELL
+        bold = ' font-weight="700"' if i == highlight else ""
+        parts.append(
+            f'<text x="{x0 - 5:.1f}" y="{y:.1f}" text-anchor="end" dominant-baseline="central" font-size="{FONT}"{bold}>{esc(word)}</text>'
+        )
+    if highlight is not None:
+        parts.append(
+            f'<rect x="{x0:.2f}" y="{y0 + highlight * CELL:.2f}" width="{CELL * len(cols):.2f}" height="{CELL}" '
+            'fill="none" stroke="#ff3b30" stroke-width="2"/>'
+        )
+    parts.append(f'<rect class="cursor" x="0" y="0" width="{CELL}" height="{CELL}" visibility="hidden"/></svg>')
     return "".join(parts)
 
 
 def labelled_map(
-    matrix: np.ndarray, tokens: list[str], title: str, size: int = 360, highlight: int | None = None
+    matrix: np.ndarray,
+    tokens: list[str],
+    title: str,
+    lang: str,
+    name: str = "",
+    highlight: int | None = None,
+    show_title: bool = True,
 ) -> str:
     """A T × T attention map with the tokens along both axes; `highlight` frames one query row."""
-    return labelled_grid(matrix, tokens, tokens, title, width=size, highlight=highlight)
+    return labelled_grid(matrix, tokens, tokens, title, lang, name=name, highlight=highlight, show_title=show_title)
+
+
+def natural_width(rows: list[str], cols: list[str], title: str = "") -> float:
+    """The width a labelled_grid of these labels (and title) has at its natural size (12 px labels)."""
+    col_w = max((text_width(c) for c in cols), default=0.0)
+    left = max((text_width(r) for r in rows), default=0.0) + 8
+    grid = left + CELL * len(cols) + max(8.0, col_w * math.cos(TILT) - CELL * 0.5)
+    return max(grid, text_width(title, FONT + 1) + 12)
 
 
 def legend(lang: str) -> str:
-    low, high = ("少", "多") if lang == "zh" else ("less", "more")
-    stops = "".join(
-        f'<stop offset="{i / 8}" stop-color="rgb{tuple(int(c) for c in k)}"/>' for i, k in enumerate(_VIRIDIS_KEYS)
-    )
+    """The colour scale, as plain HTML (no SVG ids that could clash when a view is drawn twice)."""
+    stops = ", ".join(f"rgb({int(r)},{int(g)},{int(b)})" for r, g, b in _VIRIDIS_KEYS)
     return (
-        '<svg class="legend" viewBox="0 0 200 24"><defs><linearGradient id="vir">'
-        f"{stops}</linearGradient></defs>"
-        f'<text x="0" y="16" font-size="11">{low}</text><rect x="34" y="5" width="130" height="12" fill="url(#vir)"/>'
-        f'<text x="170" y="16" font-size="11">{high}</text></svg>'
+        f'<div class="legend" aria-hidden="true"><span>{esc(t("less", lang))}</span>'
+        f'<span class="ramp" style="background:linear-gradient(to right, {stops})"></span>'
+        f"<span>{esc(t('more', lang))}</span></div>"
     )

@@ -8,21 +8,29 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import Level, load_levels
 
-from .draw import STAR, esc, profile_svg, star_text
-from .heatmap import labelled_grid, labelled_map, legend, png_data_uri
-from .text import HEAD_COLORS, NUMERALS, head_name, t
+from .draw import STAR, esc, profile_html, star_text
+from .heatmap import labelled_grid, labelled_map, legend, natural_width
+from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
+
+SEP = {"zh": "、", "en": ", "}
 
 
-def level_choices(progress: dict, lang: str) -> list[tuple[str, str]]:
-    """Dropdown entries: id, title, stars; a lock on chapters not yet open."""
+def level_options(progress: dict, lang: str, current: str = "") -> list[tuple[str, list[tuple[str, str, bool]]]]:
+    """The level picker, by chapter: (chapter title, [(id, label, open)]), with stars and marks in the labels;
+    `current` (opened by a teacher's link, perhaps) is never greyed out."""
     opened = game.unlocked_chapters(progress)
     out = []
     for chapter in load_levels():
+        items = []
         for lv in chapter.levels:
             stars = progress["stars"].get(lv.id, 0)
-            shown = chapter.number in opened or stars > 0  # a teacher's link may have opened a locked level
-            mark = star_text(stars) if shown else f"({t('locked', lang)})"
-            out.append((f"{lv.id} {lv.title[lang]}  {mark}", lv.id))
+            is_open = chapter.number in opened or stars > 0  # a teacher's link may have opened a locked level
+            mark = star_text(stars) if is_open or lv.id == current else t("locked", lang)
+            is_open = is_open or lv.id == current
+            if is_open and stars == 0 and game.shown(progress, lv.id):
+                mark += f" · {t('shown_mark', lang)}"
+            items.append((lv.id, f"{lv.id} {lv.title[lang]}  {mark}", is_open))
+        out.append((f"{t('chapter', lang, n=chapter.number)} · {chapter.title[lang]}", items))
     return out
 
 
@@ -33,7 +41,7 @@ def header_html(lang: str, progress: dict) -> str:
     return (
         f"<div class='dragon-title'><div><h1>{esc(t('app_title', lang))}</h1><p>{esc(t('tagline', lang))}</p></div>"
         f'<div class="xp"><b>{esc(t("xp", lang))}</b> {game.xp(progress)} · '
-        f'<span aria-label="stars">{STAR} {earned}/{total}</span></div></div>'
+        f'<span aria-label="{esc(t("stars_label", lang))}">{STAR} {earned}/{total}</span></div></div>'
     )
 
 
@@ -42,36 +50,59 @@ def unit(v: np.ndarray) -> np.ndarray:
     return v / n if n > 1e-12 else v * 0.0
 
 
-def mixed_map(reading: Reading, gates) -> np.ndarray:
-    """Σ g_h · A_h / Σ g_h over the visible tokens: the attention picture for these gates."""
-    g = np.asarray(gates, dtype=np.float64)
-    maps = reading.weights[:, 1:, 1:].numpy().astype(np.float64)  # (h, T, T)
-    total = g.sum()
-    return np.einsum("h,hij->ij", g, maps) / total if total > 1e-9 else np.zeros(maps.shape[1:])
+def word_shares(reading: Reading, gates) -> np.ndarray:
+    """(T,) each word's share of the attention the gated heads pay to words (sink excluded): the mix's picture."""
+    received = reading.weights[:, 1:, 1:].sum(dim=1).numpy().astype(np.float64)  # (h, T) summed over query rows
+    mixed = np.asarray(gates, dtype=np.float64) @ received
+    total = mixed.sum()
+    return mixed / total if total > 1e-12 else np.zeros_like(mixed)
 
 
-def target_view(level: Level, reading: Reading, gates, lang: str) -> str:
-    """Early levels: the head profile against the target's silhouette; later: the two attention pictures."""
-    if level.show == "silhouette":
-        sizes = reading.head_sizes.numpy()
-        mine = unit(np.asarray(gates, dtype=np.float64) * sizes)
-        target = unit(np.asarray(level.target_for(lang)) * sizes)
-        silent = api.silent_heads(reading)
-        return (
-            profile_svg(mine.tolist(), target.tolist(), silent, lang)
-            + f'<p class="note">{esc(t("profile_note", lang))}</p>'
+def highlight_html(reading: Reading, gates, target, lang: str) -> str:
+    """Your fusion beside the target: the text twice, each word shaded by the attention it receives."""
+    mine, goal = word_shares(reading, gates), word_shares(reading, target)
+    top = max(float(mine.max(initial=0.0)), float(goal.max(initial=0.0)), 1e-9)
+
+    def strip(values: np.ndarray, title: str, cls: str) -> str:
+        words = "".join(
+            f'<span class="w{" dark" if v / top > 0.55 else ""}" style="--a:{v / top:.2f}" '
+            f'data-tip="{esc(f"{title}: {tok} {v:.2f}")}">{esc(tok)}</span>'
+            for tok, v in zip(reading.tokens, values, strict=True)
         )
-    tokens = reading.tokens
+        return (
+            f'<figure class="hl {cls}"><figcaption>{esc(title)}</figcaption>'
+            f'<div class="hl-words" tabindex="0" role="group" aria-label="{esc(title)}. {esc(t("map_keys", lang))}" '
+            f'lang="{"zh-CN" if lang == "zh" else "en"}">{words}</div></figure>'
+        )
+
     return (
-        '<div class="pictures">'
-        + labelled_map(mixed_map(reading, gates), tokens, t("your_mix", lang), size=320)
-        + labelled_map(mixed_map(reading, level.target_for(lang)), tokens, t("target_mix", lang), size=320)
-        + f'</div>{legend(lang)}<p class="note">{esc(t("picture_note", lang))}</p>'
+        f'<div class="pictures">{strip(mine, t("your_mix", lang), "mine")}{strip(goal, t("target_mix", lang), "goal")}</div>'
+        f'<p class="note">{esc(t("picture_note", lang))}</p>'
     )
 
 
+def profiles(reading: Reading, gates, target) -> tuple[list[float], list[float]]:
+    """Your and the target's head profiles: each head's share of the fused output, as unit vectors."""
+    sizes = reading.head_sizes.numpy().astype(np.float64)
+    return (
+        unit(np.asarray(gates, dtype=np.float64) * sizes).tolist(),
+        unit(np.asarray(target, dtype=np.float64) * sizes).tolist(),
+    )
+
+
+def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
+    """Early levels: the head profile against the target's silhouette; later ones: the two attention pictures."""
+    target = level.target_for(lang)
+    if level.show == "silhouette":
+        mine, goal = profiles(reading, gates, target)
+        return profile_html(mine, goal, api.silent_heads(reading), lang) + (
+            f'<p class="note">{esc(t("profile_note", lang))}</p>'
+        )
+    return highlight_html(reading, gates, target, lang)
+
+
 def maps_html(reading: Reading, lang: str) -> str:
-    """Small multiples: the eight heads' real attention maps, each named, with where it looks most."""
+    """Small multiples: the eight heads' real attention maps, labelled, each with where it looks most."""
     maps = reading.weights[:, 1:, 1:].numpy()
     received = maps.sum(axis=1)  # (h, T)
     silent = set(api.silent_heads(reading))
@@ -81,17 +112,18 @@ def maps_html(reading: Reading, lang: str) -> str:
             caption = t("silent", lang)
         else:
             top = [j for j in np.argsort(-received[i], kind="stable")[:2] if received[i, j] >= 0.1 * received[i].max()]
-            caption = "→ " + ("，" if lang == "zh" else ", ").join(reading.tokens[j] for j in top)
+            caption = "→ " + SEP[lang].join(reading.tokens[j] for j in top)
+        label = head_label(i, lang)
         tiles.append(
             f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
-            f'<figcaption><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
-            f"{NUMERALS[i]} {esc(head_name(head, lang))}</figcaption>"
-            f'<img alt="{esc(head_name(head, lang))}" src="{png_data_uri(maps[i])}"/>'
-            f'<div class="caption">{esc(caption)}</div></figure>'
+            f'<figcaption><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>{esc(label)}'
+            f' <span class="caption">{esc(caption)}</span></figcaption>'
+            f"{labelled_map(maps[i], reading.tokens, label, lang, name=head_name(head, lang), show_title=False)}</figure>"
         )
+    tile = natural_width(reading.tokens, reading.tokens) + 14  # a tile is as wide as its map at natural size
     return (
         f'<div class="maps-title">{esc(t("maps_title", lang))}</div>'
-        f'<div class="maps">{"".join(tiles)}</div>{legend(lang)}'
+        f'<div class="maps" style="--tile:{tile:.0f}px">{"".join(tiles)}</div>{legend(lang)}{silent_note(reading, lang)}'
     )
 
 
@@ -99,8 +131,7 @@ def silent_note(reading: Reading, lang: str) -> str:
     silent = api.silent_heads(reading)
     if not silent:
         return ""
-    sep = "、" if lang == "zh" else ", "
-    names = sep.join(head_name(h, lang) for h in silent)
+    names = SEP[lang].join(head_name(h, lang) for h in silent)
     return f'<div class="note silent-note">{esc(t("silent_note", lang, heads=names))}</div>'
 
 
@@ -110,9 +141,12 @@ def compare_html(level: Level, lang: str) -> tuple[str, dict]:
     tokens, focus = truth["tokens"], truth["focus"]
     word = level.focus[lang]
     rows = np.asarray(truth["eight_head_rows"])  # (h, T)
-    labels = [f"{NUMERALS[i]} {head_name(h, lang)}" for i, h in enumerate(HEADS)]
-    eight = labelled_grid(rows, labels, tokens, t("eight_head_rows", lang, w=word), width=380, row_height=24)
-    one = labelled_map(truth["one_head_map"].numpy(), tokens, t("one_head_map", lang), size=340, highlight=focus)
+    labels = [head_label(i, lang) for i in range(len(HEADS))]
+    eight = labelled_grid(
+        rows, labels, tokens, t("eight_head_rows", lang, w=word), lang, tip="{row}: {query} ← {col} {v}", query=word
+    )
+    one_name = t("one_head_map", lang)
+    one = labelled_map(truth["one_head_map"].numpy(), tokens, one_name, lang, name=one_name, highlight=focus)
     return f'<div class="pictures">{one}{eight}</div>{legend(lang)}', truth
 
 
@@ -121,9 +155,11 @@ def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
     reading = api.level_reading(level, lang)
     maps = reading.weights[:, 1:, 1:].numpy()
     rows = np.stack([maps[HEADS.index(h)].sum(axis=0) / max(1, len(reading.tokens)) for h in heads])
-    rows = rows / max(float(rows.max()), 1e-9)
-    labels = [f"{NUMERALS[HEADS.index(h)]} {head_name(h, lang)}" for h in heads]
-    return labelled_grid(rows, labels, reading.tokens, t("rows_title", lang), width=640, row_height=24)
+    labels = [head_label(HEADS.index(h), lang) for h in heads]
+    return labelled_grid(
+        rows, labels, reading.tokens, t("rows_title", lang), lang, tip="{row}: {col} {v}",
+        scale=rows / max(float(rows.max()), 1e-9),
+    )  # fmt: skip
 
 
 def claims_html(level: Level, lang: str) -> str:
@@ -136,9 +172,17 @@ def claims_html(level: Level, lang: str) -> str:
         if c["silent"]:
             body = t("claim_silent", lang, n=f"{c['loudness']:.2f}")
         else:
-            body = "→ " + ("，" if lang == "zh" else ", ").join(f"{w} {v:.2f}" for w, v in c["attention"].items())
+            body = (
+                ("" if c.get("from") is None else f"{c['from']} ")
+                + "→ "
+                + ("，" if lang == "zh" else ", ").join(
+                    f"{w} {'—' if v is None else f'{v:.2f}'}" for w, v in c["attention"].items()
+                )
+            )
         items.append(
             f'<li data-head="{c["head"]}"><span class="swatch" style="background:{HEAD_COLORS[c["head"]]}"></span>'
             f"<b>{esc(name)}</b> {esc(body)}</li>"
         )
+    if not items:
+        return ""
     return f'<div class="claims"><div class="claims-title">{esc(t("claims_title", lang))}</div><ul>{"".join(items)}</ul></div>'

@@ -1,0 +1,196 @@
+// The goddess's control panel (runs as the component's js_on_load: element, props, trigger, server, watch).
+//
+// A slider move never goes through Gradio's event machinery: the script keeps the eight gates, lights the dragon
+// (CSS variables) and asks the server function `live` for the new score and comparison, which it draws into the
+// [data-live] boxes itself: one small request, never two at a time, the latest gates always last. The template is
+// re-rendered only when the server changes the panel (a button's answer, a new level). props.value (the gates
+// Gradio sends with an event) is brought up to date just before each event: 'record' (the score beat the
+// player's record: save it), and the buttons 'hint', 'demo', 'reset', 'reveal', 'next'.
+const ACTIONS = ["hint", "demo", "reset", "reveal", "next"];
+const LIVE = ["gauge", "compare", "say"];
+let gates = (props.value || []).slice();
+const view = { gauge: props.gauge, compare: props.compare, say: "" };
+let busy = false;
+let again = false;
+let epoch = 0; // bumped whenever the server sets the sliders: answers for older gates are then dropped
+let scrollWanted = false;
+let pressing = false; // a pointer is down on the panel (dragging a slider): never scroll under it
+let whyWanted = false;
+
+const root = () => element.querySelector(".mhd-panel");
+const round2 = (v) => Math.round(v * 100) / 100;
+
+function paint() {
+  for (const key of LIVE) {
+    const box = element.querySelector(`[data-live="${key}"]`);
+    if (!box) continue;
+    if (box.__shown !== view[key] || (!box.firstChild && view[key])) {
+      if (key === "say") box.textContent = view[key] || "";
+      else box.innerHTML = view[key] || "";
+      box.__shown = view[key];
+    }
+  }
+}
+
+function glow() {
+  gates.forEach((g, i) => element.style.setProperty(`--g${i}`, String(g)));
+}
+
+function showGates() {
+  element.querySelectorAll("input.range, input.num").forEach((el) => {
+    const v = String(gates[Number(el.dataset.i)]);
+    if (el.value !== v) el.value = v;
+    if (el.classList.contains("range")) el.style.setProperty("--v", v);
+  });
+  glow();
+}
+
+// Before a Gradio event: the component's value must be the gates on screen (this re-renders the template).
+function sync() {
+  const current = props.value || [];
+  if (gates.some((g, i) => g !== current[i])) {
+    props.value = gates.slice();
+    queueMicrotask(() => {
+      paint(); // after the re-render
+      showGates();
+    });
+  }
+}
+
+function live() {
+  if (busy) {
+    again = true;
+    return;
+  }
+  busy = true;
+  const sent = epoch;
+  const level = props.level;
+  server
+    .live({ level: level, lang: props.lang, gates: gates.slice(), saved: props.saved })
+    .then((answer) => {
+      if (!answer || !answer.view || sent !== epoch || level !== props.level) return;
+      for (const key of LIVE) if (key in answer.view) view[key] = answer.view[key];
+      paint();
+      if (answer.record) {
+        sync();
+        trigger("record");
+      }
+    })
+    .catch(() => {})
+    .finally(() => {
+      busy = false;
+      if (again) {
+        again = false;
+        live();
+      }
+    });
+}
+
+function setGate(i, v) {
+  gates[i] = round2(v);
+  glow();
+}
+
+element.addEventListener("input", (event) => {
+  const el = event.target;
+  if (!el.classList || !el.classList.contains("range")) return;
+  const i = Number(el.dataset.i);
+  const msg = el.closest(".srow").querySelector(".smsg");
+  if (msg) msg.textContent = "";
+  setGate(i, parseFloat(el.value));
+  el.style.setProperty("--v", String(gates[i]));
+  const box = el.closest(".srow").querySelector("input.num");
+  if (box) box.value = String(gates[i]);
+  live();
+});
+
+// A number box is read when it is committed (Enter or leaving it). Anything that is not a number from 0 to 1
+// changes nothing: the box goes back to the slider's value and a message says why, next to the box.
+element.addEventListener("change", (event) => {
+  const el = event.target;
+  if (!el.classList || !el.classList.contains("num")) return;
+  const i = Number(el.dataset.i);
+  const raw = String(el.value).trim();
+  const v = Number(raw);
+  const msg = el.closest(".srow").querySelector(".smsg");
+  if (raw === "" || !Number.isFinite(v) || v < 0 || v > 1) {
+    el.value = String(gates[i]);
+    if (msg) msg.textContent = root().dataset.bad;
+    return;
+  }
+  if (msg) msg.textContent = "";
+  setGate(i, v);
+  el.value = String(gates[i]);
+  const range = el.closest(".srow").querySelector("input.range");
+  if (range) {
+    range.value = String(gates[i]);
+    range.style.setProperty("--v", String(gates[i]));
+  }
+  live();
+});
+
+element.addEventListener("keydown", (event) => {
+  const el = event.target;
+  if (event.key === "Enter" && el.classList && el.classList.contains("num")) el.blur();
+});
+
+element.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-act]");
+  if (button && ACTIONS.includes(button.dataset.act)) {
+    scrollWanted = true;
+    sync();
+    trigger(button.dataset.act);
+    return;
+  }
+  const link = event.target.closest("[data-goto]");
+  if (link) {
+    event.preventDefault();
+    const target = element.querySelector(link.dataset.goto);
+    if (target) target.scrollIntoView({ block: "nearest" });
+  }
+});
+
+// The server drew something new: its gauge or comparison replaces the live one.
+watch(["gauge", "compare"], () => {
+  view.gauge = props.gauge;
+  view.compare = props.compare;
+});
+// The server set the sliders (a new level, the demo, start over): take its gates, drop answers for older ones.
+watch("value", () => {
+  epoch += 1;
+  gates = (props.value || []).slice();
+});
+// After any re-render: the live boxes and the sliders show the latest.
+watch(Object.keys(props), () => {
+  paint();
+  showGates();
+});
+// A first star: the why (and the engine's numbers behind it) comes into view, once the slider is let go.
+function showWhy() {
+  whyWanted = false;
+  const why = element.querySelector(".feedback .why");
+  if (why) element.querySelector(".feedback").scrollIntoView({ block: "nearest" });
+}
+watch("won", () => {
+  if (!props.won) return;
+  whyWanted = true;
+  if (!pressing) showWhy();
+});
+element.addEventListener("pointerdown", () => {
+  pressing = true;
+});
+window.addEventListener("pointerup", () => {
+  pressing = false;
+  if (whyWanted) showWhy();
+});
+
+// A button's answer lands in the feedback box right under the buttons: bring it into view.
+watch("ack", () => {
+  if (!scrollWanted) return;
+  scrollWanted = false;
+  const box = element.querySelector(".feedback");
+  if (box && box.textContent.trim()) box.scrollIntoView({ block: "nearest" });
+});
+
+paint();
+showGates();

@@ -1,0 +1,37 @@
+// The page's top (js_on_load): the level picker, the language switch and projector mode.
+// 'choose' and 'lang' are Gradio events; the link (?level=…&lang=…) always names the level on screen, so a reload
+// or a language switch stays on it.
+function syncLink() {
+  const url = new URL(location.href);
+  if (props.level) url.searchParams.set("level", props.level);
+  if (props.lang) url.searchParams.set("lang", props.lang);
+  history.replaceState(null, "", url.toString());
+  const pick = element.querySelector(".level-pick");
+  if (pick && props.level) pick.value = props.level;
+  const box = element.querySelector(".projector-toggle");
+  if (box) box.checked = document.body.classList.contains("projector");
+}
+
+element.addEventListener("change", (event) => {
+  const el = event.target;
+  if (el.classList.contains("level-pick")) {
+    trigger("choose", { level: el.value });
+  } else if (el.classList.contains("projector-toggle")) {
+    window.__dragon.setProjector(el.checked);
+  }
+});
+
+element.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-lang]");
+  if (!button || button.dataset.lang === props.lang) return;
+  window.__dragon.setLang(button.dataset.lang);
+  trigger("lang", { lang: button.dataset.lang });
+});
+
+watch(["level", "lang", "options", "notice"], syncLink);
+// A new level (chosen, or the next one): its title comes into view, where the player reads what to do.
+watch("level", () => {
+  const title = element.querySelector(".level-title");
+  if (title && title.getBoundingClientRect().top < 0) title.scrollIntoView({ block: "start" });
+});
+syncLink();

@@ -1,0 +1,135 @@
+"""The page's custom gr.HTML components: templates here, their small scripts in assets/ui/*.js.
+
+Few components on purpose: Gradio refreshes every component that is an output of any event on each event, so
+the whole slider panel (sliders, dragon, gauge, stars, comparison, buttons, feedback) is one component, and a
+slider move goes to the server as one small request (a server function), not as a Gradio event."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import gradio as gr
+
+from dragon.config import HEADS
+
+from .text import HEAD_COLORS
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets" / "ui"
+
+
+def script(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def _slider_row(i: int) -> str:
+    return (
+        f'<div class="srow ${{rowcls[{i}]}}" data-head="{HEADS[i]}" style="--c:{HEAD_COLORS[HEADS[i]]}">'
+        f'<label class="sname" for="mhd-s{i}">${{names[{i}]}}</label>'
+        f'<input class="range" id="mhd-s{i}" type="range" min="0" max="1" step="0.01" value="${{value[{i}]}}" '
+        f'data-i="{i}" aria-describedby="mhd-x{i}">'
+        f'<input class="num" type="number" min="0" max="1" step="0.01" value="${{value[{i}]}}" data-i="{i}" '
+        f'aria-label="${{numlabels[{i}]}}">'
+        f'<div class="smark" id="mhd-x{i}">${{marks[{i}]}}</div><div class="smsg" role="alert"></div></div>'
+    )
+
+
+# The gauge and the comparison are drawn by the panel's script into [data-live] boxes (from the `gauge` and
+# `compare` properties, or from a live answer), so a slider move never re-renders this template.
+PANEL_TEMPLATE = (
+    '<section class="mhd-panel ${kind}" ${kind ? "" : "hidden"} aria-label="${title}" data-bad="${bad_box}">'
+    '<div class="summary"><div class="score-row">'
+    '<div class="scorebox ${won}"><div data-live="gauge"></div>${next}</div>'
+    '<div class="dragon-box ${won}">${dragon}</div></div>'
+    '<div class="comparison" data-live="compare"></div><div class="sr-only" aria-live="polite" data-live="say"></div></div>'
+    '<div class="controls"><div class="sliders">'
+    + "".join(_slider_row(i) for i in range(len(HEADS)))
+    + '</div><div class="buttons">${actions}</div><div class="feedback" aria-live="polite">${feedback}</div></div>'
+    "</section>"
+)
+PANEL_PROPS = {
+    "kind": "",  # "silhouette" or "picture" on a slider level; "" hides the panel
+    "level": "",
+    "lang": "zh",
+    "saved": "",  # the player's signed progress, sent along with each slider move
+    "title": "",
+    "bad_box": "",
+    "names": [""] * len(HEADS),
+    "numlabels": [""] * len(HEADS),
+    "rowcls": [""] * len(HEADS),
+    "marks": [""] * len(HEADS),
+    "gauge": "",
+    "next": "",
+    "won": "",
+    "dragon": "",
+    "compare": "",
+    "say": "",
+    "actions": "",
+    "feedback": "",
+    "ack": 0,  # changes with every button's answer: the script brings the feedback into view
+}
+
+TOP_TEMPLATE = (
+    '<div class="mhd-top">${header}<div class="top-controls">'
+    '<label class="pick"><span>${level_label}</span><select class="level-pick">${options}</select></label>'
+    '<div class="langs" role="group" aria-label="${language_label}">'
+    '<button type="button" data-lang="zh" aria-pressed="${lang === \'zh\'}" lang="zh-CN">中文</button>'
+    '<button type="button" data-lang="en" aria-pressed="${lang === \'en\'}" lang="en">English</button></div>'
+    '<label class="proj"><input type="checkbox" class="projector-toggle"> <span>${projector_label}</span></label>'
+    "</div>${notice}${story}</div>"
+)
+TOP_PROPS = {
+    "level": "",
+    "lang": "zh",
+    "header": "",
+    "options": "",
+    "notice": "",
+    "story": "",
+    "level_label": "",
+    "language_label": "",
+    "projector_label": "",
+}
+
+QUIZ_TEMPLATE = '<section class="mhd-quiz" ${body ? "" : "hidden"}>${body}</section>'
+CODES_TEMPLATE = (
+    '<details class="mhd-codes" ${open ? "open" : ""}><summary>${title}</summary><p class="note">${help}</p>'
+    '<label for="mhd-code">${code_label}</label><textarea id="mhd-code" rows="3" spellcheck="false"></textarea>'
+    '<div class="code-buttons"><button type="button" data-act="export">${export_label}</button>'
+    '<button type="button" data-act="import">${import_label}</button></div>'
+    '<div class="code-msg" role="status">${message}</div></details>'
+)
+CODES_PROPS = {"open": False, "title": "", "help": "", "code_label": "", "export_label": "", "import_label": "",
+               "message": "", "code": ""}  # fmt: skip
+
+
+def panel(live: Callable) -> gr.HTML:
+    """The goddess's control panel; `live` is the server function a slider move calls."""
+    return gr.HTML(
+        [0.5] * len(HEADS), html_template=PANEL_TEMPLATE, js_on_load=script("panel.js"), elem_id="panel",
+        server_functions=[live], apply_default_css=False, **PANEL_PROPS,
+    )  # fmt: skip
+
+
+def top() -> gr.HTML:
+    """Header, level picker, language and projector switches, notices, the level's story and tokens."""
+    return gr.HTML(
+        html_template=TOP_TEMPLATE, js_on_load=script("top.js"), elem_id="top", apply_default_css=False, **TOP_PROPS
+    )
+
+
+def quiz() -> gr.HTML:
+    """Chapter 1's panels: one head or eight (1-1) and which head found it (1-2)."""
+    return gr.HTML(
+        html_template=QUIZ_TEMPLATE, js_on_load=script("quiz.js"), elem_id="quiz", apply_default_css=False, body=""
+    )
+
+
+def maps() -> gr.HTML:
+    """The eight heads' labelled attention maps under the panel."""
+    return gr.HTML("", elem_id="maps", js_on_load=None, apply_default_css=False)
+
+
+def codes() -> gr.HTML:
+    """Export and import of the progress code, with its message beside the buttons."""
+    return gr.HTML(
+        html_template=CODES_TEMPLATE, js_on_load=script("codes.js"), elem_id="codes", apply_default_css=False,
+        **CODES_PROPS,
+    )  # fmt: skip

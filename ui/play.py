@@ -1,0 +1,272 @@
+"""The slider levels: the control panel's view, the live answer to a slider move, and the panel's buttons.
+
+Each handler takes the player's state in and returns a dict of named outputs (state included); what it gives the
+panel is a dict of the panel component's properties (only those that change)."""
+
+import time
+from collections.abc import Iterator
+
+from dragon import api, game
+from dragon.config import HEADS
+from dragon.engine import Reading
+from dragon.levels import LANGS, Level, get_level
+from dragon.scoring import ascent_path, score, stars
+
+from . import views
+from .draw import coach_html, dragon_svg, esc, gauge_html, star_text, why_html
+from .session import START_GATES, Gates, Saved, State, clean_gates, level_after, session_of
+from .text import head_label, head_name, t
+from .top import progress_props
+
+DEMO_DELAY_S = 0.12  # pause between the goddess's steps
+
+
+def cap(progress: dict, level_id: str, extra_hints: int = 0, at_least: int = 0) -> int:
+    """The most stars still reachable on the level (after `extra_hints` more, or at least `at_least` in all)."""
+    return stars(100.0, max(game.hints_used(progress, level_id) + extra_hints, at_least))
+
+
+# --- views ------------------------------------------------------------------------------------------------
+
+
+def live_view(level: Level, lang: str, gates: list[float], progress: dict) -> tuple[dict, bool]:
+    """What a slider move changes (the gauge and the comparison), and whether it beats the player's record."""
+    reading = api.level_reading(level, lang)
+    s = score(reading, gates, level.target_for(lang))
+    earned = stars(s, game.hints_used(progress, level.id))
+    best = progress["best"].get(level.id)
+    improved = earned > progress["stars"].get(level.id, 0) or round(s, 2) > (best if best is not None else -1.0)
+    shown_best = max(best, s) if best is not None else s
+    view = {
+        "gauge": gauge_html(s, earned, shown_best, cap(progress, level.id), lang),
+        "compare": views.comparison(level, reading, gates, lang),
+        "say": f"{t('score', lang)} {s:.1f} {star_text(earned)}",  # read out by screen readers
+    }
+    return view, improved
+
+
+def buttons_html(level: Level, lang: str, progress: dict) -> str:
+    """The panel's buttons; those that cost stars say how many stay reachable after them."""
+
+    def button(act: str, cost: int | None = None) -> str:
+        after = f' <span class="cost">{esc(t("cap_after", lang, stars=star_text(cost)))}</span>' if cost else ""
+        return f'<button type="button" class="btn" data-act="{act}" id="mhd-{act}">{esc(t(act, lang))}{after}</button>'
+
+    return (
+        button("hint", cap(progress, level.id, extra_hints=1))
+        + button("demo", cap(progress, level.id, at_least=2))
+        + button("reset")
+        + button("reveal", cap(progress, level.id, at_least=2))
+    )
+
+
+def row_marks(reading: Reading, lang: str, hinted: tuple[str, int] | None = None, target=None) -> list[str]:
+    """Under each slider: 'nothing to say' for a silent head, Little T's arrow, the target's ▲ after a reveal."""
+    silent = set(api.silent_heads(reading))
+    marks = []
+    for i, head in enumerate(HEADS):
+        parts = []
+        if target is not None:
+            parts.append(
+                f'<span class="tick" style="--at:{target[i]:.2f}" title="{esc(t("target_mix", lang))} '
+                f'{target[i]:.2f}">▲<span class="sr-only">{esc(t("target_mix", lang))} {target[i]:.2f}</span></span>'
+            )
+        if hinted is not None and hinted[0] == head:
+            way = t("hint_up" if hinted[1] > 0 else "hint_down", lang)
+            parts.append(f'<span class="hint-arrow">{"↑" if hinted[1] > 0 else "↓"} {esc(way)}</span>')
+        if head in silent:
+            parts.append(f'<span class="quiet">{esc(t("silent", lang))}</span>')
+        marks.append("".join(parts))
+    return marks
+
+
+def won_html(level: Level, lang: str, progress: dict) -> str:
+    """Beside the stars once the level is won: the next-level button and a link to the why."""
+    if progress["stars"].get(level.id, 0) == 0:
+        return ""
+    after = level_after(level, progress)
+    button = (
+        f'<button type="button" class="btn primary next" data-act="next">{esc(t("next", lang))}</button>'
+        if after
+        else ""
+    )
+    why = f'<a href="#" class="why-link" data-goto=".feedback .why">{esc(t("why_title", lang))}</a>'
+    return f'<div class="won-line"><b>{esc(t("won", lang))}</b> {why}{button}</div>'
+
+
+def why_block(level: Level, lang: str) -> str:
+    """The why of a level and the engine's measured numbers behind its narration."""
+    return why_html(level, lang) + views.claims_html(level, lang)
+
+
+def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "") -> dict:
+    """The whole panel for a slider level, as opened (the why shows once the level has a star)."""
+    reading = api.level_reading(level, lang)
+    view, _ = live_view(level, lang, gates, progress)
+    names = [head_label(i, lang) for i in range(len(HEADS))]
+    silent = set(api.silent_heads(reading))
+    if not feedback and progress["stars"].get(level.id, 0) > 0:
+        feedback = why_block(level, lang)
+    return {
+        **view,
+        "value": list(gates),
+        "kind": level.show,
+        "level": level.id,
+        "lang": lang,
+        "saved": game.save(progress),
+        "title": esc(t("panel_label", lang)),
+        "bad_box": esc(t("bad_box", lang)),
+        "names": [esc(n) for n in names],
+        "numlabels": [esc(t("value_of", lang, name=n)) for n in names],
+        "rowcls": ["silent" if h in silent else "" for h in HEADS],
+        "marks": row_marks(reading, lang),
+        "dragon": dragon_svg(lang),
+        "actions": buttons_html(level, lang, progress),
+        "next": won_html(level, lang, progress),
+        "won": "",
+        "feedback": feedback,
+    }
+
+
+HIDDEN = {"kind": "", "compare": "", "feedback": "", "gauge": "", "next": "", "won": ""}  # not a slider level
+
+
+# --- the live answer to a slider move (a server function: no Gradio event, no player state kept) ----------
+
+
+def live(payload: dict | None) -> dict:
+    """A slider moved: {level, lang, gates, saved} → the new gauge and comparison, and whether to record.
+
+    Called by the panel's script, outside Gradio's queue; the progress comes signed from the browser, and
+    nothing is saved here: when `record` is true the script fires the 'record' event, which saves."""
+    try:
+        if not isinstance(payload, dict):
+            raise ValueError("payload must be an object")
+        level = get_level(str(payload.get("level")))
+        lang = payload.get("lang")
+        if not level.sliders or lang not in LANGS:
+            raise ValueError("not a slider level")
+        gates = clean_gates(payload.get("gates"))
+    except ValueError as err:
+        return {"error": str(err)}
+    progress = game.load(payload.get("saved")).progress
+    view, improved = live_view(level, lang, gates, progress)
+    return {"level": level.id, "view": view, "record": improved}
+
+
+# --- Gradio events ------------------------------------------------------------------------------------------
+
+
+def _context(state: State, saved: Saved, gates: Gates) -> tuple[Level, str, dict, list[float]] | None:
+    session = session_of(state)
+    level = get_level(session["level"])
+    if not level.sliders:
+        return None
+    try:
+        g = clean_gates(gates)
+    except ValueError:
+        return None
+    return level, session["lang"], game.load(saved).progress, g
+
+
+def record(state: State, saved: Saved, gates: Gates) -> dict:
+    """Save a better score (the script asks after a live answer beat the record); a new star is celebrated."""
+    ctx = _context(state, saved, gates)
+    if ctx is None:
+        return {}
+    level, lang, progress, g = ctx
+    s = score(api.level_reading(level, lang), g, level.target_for(lang))
+    earned = stars(s, game.hints_used(progress, level.id))
+    before = progress["stars"].get(level.id, 0)
+    if earned <= before and round(s, 2) <= progress["best"].get(level.id, -1.0):
+        return {}
+    progress = game.record(progress, level.id, s, earned)
+    out: dict = {"saved": game.save(progress), "top": progress_props(level, lang, progress)}
+    panel: dict = {"saved": out["saved"]}
+    if earned > before:
+        panel.update(
+            won=f"won w{earned}", next=won_html(level, lang, progress), actions=buttons_html(level, lang, progress)
+        )
+        if before == 0:
+            panel["feedback"] = why_block(level, lang)
+    out["panel"] = panel
+    return out
+
+
+def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: str = "", **panel) -> dict:
+    """A button's answer: the panel's view for these gates and progress, a line of feedback, progress saved."""
+    view, _ = live_view(level, lang, gates, progress)
+    feedback = coach_html(coach) + (why_block(level, lang) if progress["stars"].get(level.id, 0) > 0 else "")
+    saved = game.save(progress)
+    props = {**view, "saved": saved, "actions": buttons_html(level, lang, progress), "feedback": feedback,
+             "ack": time.time_ns(), **panel}  # fmt: skip
+    return {"panel": props, "saved": saved}
+
+
+def hint(state: State, saved: Saved, gates: Gates) -> dict:
+    """Little T reads the gradient: which head to move and which way (costs one star of the level's best)."""
+    ctx = _context(state, saved, gates)
+    if ctx is None:
+        return {}
+    level, lang, progress, g = ctx
+    advice = api.hint(level.id, g, lang)
+    reading = api.level_reading(level, lang)
+    if advice["done"]:
+        return _answer(level, lang, g, progress, t("hint_done", lang), marks=row_marks(reading, lang))
+    progress = game.use_hint(progress, level.id)
+    way = t("hint_up" if advice["direction"] > 0 else "hint_down", lang)
+    coach = t("hint_says", lang, head=head_name(advice["head"], lang), way=way)
+    marks = row_marks(reading, lang, hinted=(advice["head"], advice["direction"]))
+    return _answer(level, lang, g, progress, coach, marks=marks)
+
+
+def demo(state: State, saved: Saved, gates: Gates) -> Iterator[dict]:
+    """The goddess's demo: real gradient ascent from the player's gates, one step a frame, not scored; then the
+    sliders go back where the player left them, and the level is marked as shown (it counts as two hints)."""
+    ctx = _context(state, saved, gates)
+    if ctx is None:
+        return
+    level, lang, progress, g = ctx
+    reading = api.level_reading(level, lang)
+    progress = game.mark_shown(game.use_hints_up_to(progress, level.id, 2), level.id)
+    path = ascent_path(reading, g, level.target_for(lang), steps=40, goal=99.0)
+    coach = coach_html(t("demo_says", lang))
+    for step_gates, step_score in path:
+        gauge = gauge_html(step_score, stars(step_score), None, cap(progress, level.id), lang, demo=True)
+        compare = views.comparison(level, reading, step_gates, lang)
+        yield {
+            "panel": {"value": [round(v, 2) for v in step_gates], "gauge": gauge, "compare": compare, "feedback": coach}
+        }
+        time.sleep(DEMO_DELAY_S)
+    out = _answer(level, lang, g, progress, t("demo_done", lang), value=g, marks=row_marks(reading, lang))
+    out["top"] = progress_props(level, lang, progress)
+    yield out
+
+
+def reveal(state: State, saved: Saved, gates: Gates) -> dict:
+    """The teacher's reveal: the target weights (also as ▲ under the sliders) and the why; caps the stars like
+    two hints."""
+    ctx = _context(state, saved, gates)
+    if ctx is None:
+        return {}
+    level, lang, progress, g = ctx
+    progress = game.use_hints_up_to(progress, level.id, 2)
+    target = level.target_for(lang)
+    weights = "  ".join(f"{head_name(h, lang)} {round(v, 2):g}" for h, v in zip(HEADS, target, strict=True))
+    out = _answer(
+        level, lang, g, progress, marks=row_marks(api.level_reading(level, lang), lang, target=target),
+    )  # fmt: skip
+    out["panel"]["feedback"] = coach_html(
+        t("reveal_says", lang) + weights + "  " + t("reveal_marks", lang)
+    ) + why_block(level, lang)
+    return out
+
+
+def reset(state: State, saved: Saved, gates: Gates) -> dict:
+    """Start over: every slider back at 0.5 (the level's record is kept)."""
+    ctx = _context(state, saved, START_GATES)
+    if ctx is None:
+        return {}
+    level, lang, progress, g = ctx
+    marks = row_marks(api.level_reading(level, lang), lang)
+    return _answer(level, lang, g, progress, t("reset_says", lang), value=g, marks=marks)
