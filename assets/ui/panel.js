@@ -91,6 +91,9 @@ function setGate(i, v) {
   glow();
 }
 
+// Another component's event that carries the sliders (the language switch) asks for them first.
+document.addEventListener("mhd-sync", sync);
+
 element.addEventListener("input", (event) => {
   const el = event.target;
   if (!el.classList || !el.classList.contains("range")) return;

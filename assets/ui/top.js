@@ -25,6 +25,7 @@ element.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-lang]");
   if (!button || button.dataset.lang === props.lang) return;
   window.__dragon.setLang(button.dataset.lang);
+  document.dispatchEvent(new Event("mhd-sync")); // the panel hands Gradio the sliders on screen first
   trigger("lang", { lang: button.dataset.lang });
 });
 
