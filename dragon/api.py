@@ -6,11 +6,17 @@ from .claims import measure, silent_heads
 from .config import HEADS
 from .engine import Reading, default_dragon
 from .gpu import on_gpu
+from .lessons import badge as badge_lesson
+from .lessons import crystal_ball as crystal_ball_lesson
 from .lessons import facts as facts_table
 from .lessons import fusion as fusion_lesson
+from .lessons import growing as growing_lesson
 from .lessons import head_math as head_math_lesson
 from .lessons import heads_experiment as heads_lesson
+from .lessons import positions as positions_lesson
+from .lessons import pruning as pruning_lesson
 from .lessons import race as race_lesson
+from .lessons import tower as tower_lesson
 from .levels import LANGS, Level, get_level, load_levels
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
@@ -111,6 +117,8 @@ def explain(level_id: str, lang: str = "zh") -> dict:
 
 # Chapter 3, 并行与融合: inside the formula, the race, fusion, how many heads (each lesson in dragon/lessons/).
 
+EXPERIMENT = heads_lesson.Experiment()  # what heads_experiment() trains; only tests shorten it, the app never does
+
 
 def text_reading(text: str, lang: str) -> Reading:
     """The dragon's reading of a player's text; empty text or an unknown lang is a ValueError that says so."""
@@ -165,7 +173,7 @@ def race(lengths: list[int] | None = None) -> dict:
 def heads_experiment(progress: Callable[[float, str], object] | None = None) -> dict:
     """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal
     parameter counts, loss curves, final loss and accuracy, the device and the seconds it took."""
-    return heads_lesson.run(progress=progress)
+    return heads_lesson.run(EXPERIMENT, progress=progress)
 
 
 def facts() -> dict:
@@ -176,3 +184,65 @@ def facts() -> dict:
 def facts_quiz(question_id: str, answer: float | str) -> dict:
     """Check a quiz answer (e.g. GPT-3's total heads) against the facts table: correct, the answer, the lesson's."""
     return facts_table.check_answer(question_id, answer)
+
+
+# Chapters 4–5, 水晶球与成长 and 徽章: a real pretrained model, the tower of layers, heads growing up, pruning,
+# positions, the badge (each lesson in dragon/lessons/).
+
+
+def crystal_ball(
+    text: str, word: str, target: str | None = None, progress: Callable[[float, str], object] | None = None
+) -> dict:
+    """The real all-MiniLM-L6-v2 (6 layers × 12 heads, read offline from its PyPI package, loaded on the first call):
+    `word`'s attention row in every head over the text's words (layer and head counted from 0), what goes to
+    [CLS] and [SEP], and best = the head sending `word` most to `target` (or to any other word)."""
+    crystal_ball_lesson.load(progress)
+    return crystal_ball_lesson.crystal_ball(text, word, target)
+
+
+def tower() -> dict:
+    """Per layer of the real model, over the shipped sentences: mean attention distance in words, the share to the
+    previous / next word and to [CLS] / [SEP], per head too, and what the numbers show."""
+    return tower_lesson.tower()
+
+
+@on_gpu(duration=60)
+def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], object] | None = None) -> dict:
+    """Eight heads trained live from random weights on six relations (steps 30…3000): loss and specialisation
+    curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation."""
+    return growing_lesson.grow(steps, seed, progress)
+
+
+def prune(active: list[int], seed: int = 0) -> dict:
+    """4-3's trained model (that seed) with heads switched on (1) and off (0): its accuracy and the full accuracy."""
+    return pruning_lesson.prune(active, growing_lesson.check_seed(seed))
+
+
+def prune_best(seed: int = 0) -> dict:
+    """The pruning answer: the most heads off at ≥ 90 % of full accuracy over all 2⁸ subsets, and the most alike
+    pair of heads."""
+    return pruning_lesson.best_pruning(growing_lesson.check_seed(seed))
+
+
+def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
+    """The text and its subject/object swap (or `other`, the same tokens reordered) through the dragon without
+    positions (outputs equal after un-permuting, ~1e-7) and with sinusoidal positions added (they differ)."""
+    if lang != "auto":
+        check_lang(lang)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("The text is empty: type a sentence in Chinese or English.")
+    if other is not None and (not isinstance(other, str) or not other.strip()):
+        raise ValueError("The second text is empty: leave it out, or type the same words in another order.")
+    return positions_lesson.positions(text, lang, other)
+
+
+def badge(progress: dict, name: str | None = None, lang: str = "zh") -> dict:
+    """The 多头注意力徽章 as SVG: each head glows by the player's mastery (mean stars over the levels that
+    exercise it); the name is escaped and cut at 24 characters."""
+    return {
+        "svg": badge_lesson.badge_svg(progress, name, lang),
+        "mastery": badge_lesson.mastery(progress),
+        "levels": {h: list(ids) for h, ids in badge_lesson.head_levels().items()},
+        "name": badge_lesson.clean_name(name),
+        "lang": lang,
+    }

@@ -1,0 +1,208 @@
+"""4-3 Growing up: an eight-head attention trained live from random weights on six relations at once; snapshots of
+every head's map, the loss curve, and each head's specialisation (its share of attention on one relative offset)."""
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from ..analyze import rounded
+from ..device import best_device
+from .heads_experiment import Experiment, Reader, loss_of, sample, threads
+
+Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is running); gr.Progress fits
+
+# The lesson's four stages, by the heads' mean specialisation s (chance: 1 / length = 0.0625):
+RANDOM_BELOW = 0.125  # random: s < 2 × chance, every head looks everywhere alike
+FAINT_BELOW = 0.35  # faint: s < 0.35, favourite offsets show but most attention is still spread
+SETTLE = 0.02  # settled: s ≥ 0.35 and within 0.02 of where the run ends (it has stopped changing); else clear
+STAGES = ("random", "faint", "clear", "settled")
+MIN_STEPS, MAX_STEPS = 30, 3000  # at least heads_experiment's 30 curve points
+DECIMALS = 4
+
+
+@dataclass(frozen=True)
+class Growth:
+    # 8 heads (d_head 8) on six relations; a gentler learning rate than 3-4's lets the heads grow up over ~300 steps
+    # instead of ~60, so that the stages can be seen
+    ex: Experiment = field(default_factory=lambda: Experiment(heads=(8,), steps=600, lr=0.003))
+    evals: int = 60  # evaluation points over the run: loss, accuracy, specialisation, maps
+    eval_size: int = 256  # held-out sequences each evaluation reads
+    snapshots: int = 8  # maps kept: evenly spaced in specialisation, plus the first of each stage
+
+    @property
+    def heads(self) -> int:
+        return self.ex.heads[0]
+
+
+class GatedReader(Reader):
+    """heads_experiment's model (token + learned position embedding → one MHA block → a read-out per relation),
+    with gates to switch heads off (4-4) and the attention maps kept when asked."""
+
+    def forward(
+        self, ids: torch.Tensor, gates: torch.Tensor | None = None, need_weights: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        B, T = ids.shape
+        x = self.tok(ids) + self.pos  # (B, T, d)
+        res = self.mha(x, gates, need_weights=need_weights)  # out (B, T, d), weights (B, h, T, T)
+        return self.read(res.out).view(B, T, len(self.ex.relations), self.ex.vocab), res.weights
+
+
+def offset_profile(maps: torch.Tensor) -> torch.Tensor:
+    """maps (h, T, T) mean attention → (h, T): the share of each head's attention on each offset δ, the key
+    δ places back on the ring (δ = 0 is the token itself)."""
+    T = maps.shape[-1]
+    i = torch.arange(T, device=maps.device)
+    offsets = (i[:, None] - i[None, :]) % T  # (T, T): offset of key j from query i
+    onehot = torch.nn.functional.one_hot(offsets, T).to(maps.dtype)  # (T, T, T)
+    return torch.einsum("hij,ijd->hd", maps, onehot) / T  # (h, T), rows sum to 1
+
+
+def stage(s: float, final: float) -> str:
+    if s < RANDOM_BELOW:
+        return "random"
+    if s < FAINT_BELOW:
+        return "faint"
+    return "settled" if s >= final - SETTLE else "clear"
+
+
+def evaluate(model: GatedReader, ids: torch.Tensor, answers: torch.Tensor) -> dict:
+    """Loss, accuracy and the heads' mean maps on held-out sequences (no gradient)."""
+    with torch.no_grad():
+        logits, weights = model(ids, need_weights=True)
+        maps = weights.mean(dim=0)  # (h, T, T) averaged over the sequences
+        profile = offset_profile(maps)  # (h, T)
+        best, offset = profile.max(dim=1)  # (h,), (h,)
+        return {
+            "loss": float(loss_of(logits, answers)),
+            "accuracy": float((logits.argmax(-1) == answers).float().mean()),
+            "by_head": best.cpu(),
+            "offsets": offset.cpu(),
+            "maps": maps.cpu(),
+        }
+
+
+def check_steps(steps: object) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, int | float) or not float(steps).is_integer():
+        raise ValueError(f"steps must be a whole number in {MIN_STEPS}…{MAX_STEPS}, not {steps!r}")
+    if not MIN_STEPS <= steps <= MAX_STEPS:
+        raise ValueError(f"steps must be in {MIN_STEPS}…{MAX_STEPS}, not {int(steps)}")
+    return int(steps)
+
+
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | float) or not float(seed).is_integer():
+        raise ValueError(f"seed must be a whole number in 0…2³¹, not {seed!r}")
+    if not 0 <= seed < 2**31:
+        raise ValueError(f"seed must be in 0…2³¹, not {int(seed)}")
+    return int(seed)
+
+
+def train(
+    steps: int, seed: int, growth: Growth = Growth(), device: torch.device | None = None,
+    progress: Progress | None = None,
+) -> tuple[GatedReader, dict]:  # fmt: skip
+    """Train from random weights, evaluating `growth.evals` times; the model (on the CPU) and plain-JSON results."""
+    steps, seed = check_steps(steps), check_seed(seed)
+    device = device or best_device()
+    ex = Experiment(**{**asdict(growth.ex), "steps": steps, "seed": seed})
+    with threads(device, ex.cpu_threads) as n_threads:
+        model, result = _train(ex, growth, device, progress)
+    return model, result | {"threads": n_threads}
+
+
+def _train(ex: Experiment, growth: Growth, device: torch.device, progress: Progress | None) -> tuple:
+    started = time.perf_counter()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(ex.seed)
+        model = GatedReader(ex, growth.heads)
+    model = model.to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=ex.lr)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, ex.lr, total_steps=ex.steps, pct_start=0.1)
+    g = torch.Generator().manual_seed(ex.seed + 1)
+    held_out = tuple(t.to(device) for t in sample(ex, growth.eval_size, torch.Generator().manual_seed(ex.seed + 2)))
+    marks = sorted({round(k * ex.steps / growth.evals) for k in range(growth.evals + 1)})  # steps to evaluate at
+    points, losses = [], []
+    for step in range(ex.steps + 1):
+        if step in marks:
+            train_loss = float(torch.stack(losses).mean()) if losses else None
+            points.append({"step": step, "train_loss": train_loss, **evaluate(model, *held_out)})
+            losses = []
+            if progress is not None:
+                progress(step / ex.steps, f"step {step} of {ex.steps}")
+        if step == ex.steps:
+            break
+        ids, answers = (t.to(device) for t in sample(ex, ex.batch, g))
+        logits, _ = model(ids)
+        loss = loss_of(logits, answers)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        schedule.step()
+        losses.append(loss.detach())
+    return model.cpu().eval(), results(ex, growth, points, device, time.perf_counter() - started)
+
+
+def pick_snapshots(spec: list[float], stages: list[str], n: int) -> list[int]:
+    """Indices of the evaluation points to keep: the first, the last, the first of each stage, and the first to
+    reach each of n evenly spaced levels of specialisation between the first and the last (at most n + 4)."""
+    keep = {0, len(spec) - 1}
+    keep |= {stages.index(s) for s in STAGES if s in stages}
+    lo, hi = spec[0], spec[-1]
+    for k in range(1, n - 1):
+        level = lo + k / (n - 1) * (hi - lo)
+        keep.add(next((i for i, s in enumerate(spec) if s >= level), len(spec) - 1))
+    return sorted(keep)
+
+
+def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.device, seconds: float) -> dict:
+    spec = [float(p["by_head"].mean()) for p in points]
+    labels = [stage(s, spec[-1]) for s in spec]
+    chosen = pick_snapshots(spec, labels, growth.snapshots)
+    first = {s: labels.index(s) for s in STAGES if s in labels}
+    last = points[-1]
+    return {
+        "task": {k: v for k, v in asdict(ex).items() if k not in ("heads", "cpu_threads", "curve_points")},
+        "heads": growth.heads,
+        "d_model": ex.d_model,
+        "d_head": ex.d_model // growth.heads,
+        "relations": list(ex.relations),
+        "chance": round(1 / ex.length, DECIMALS),
+        "steps": [p["step"] for p in points],
+        "loss": [round(p["loss"], DECIMALS) for p in points],  # held-out loss at each step
+        "train_loss": [None if p["train_loss"] is None else round(p["train_loss"], DECIMALS) for p in points],
+        "accuracy": [round(p["accuracy"], DECIMALS) for p in points],
+        "specialisation": [round(s, DECIMALS) for s in spec],  # the heads' mean share on their favourite offset
+        "specialisation_by_head": rounded(torch.stack([p["by_head"] for p in points]), DECIMALS),  # (points, h)
+        "stage": labels,
+        "stages": [{"stage": s, "step": points[i]["step"], "point": i} for s, i in first.items()],
+        "thresholds": {"random_below": RANDOM_BELOW, "faint_below": FAINT_BELOW, "settle_within": SETTLE},
+        "snapshots": [
+            {
+                "step": points[i]["step"],
+                "point": i,
+                "stage": labels[i],
+                "loss": round(points[i]["loss"], DECIMALS),
+                "accuracy": round(points[i]["accuracy"], DECIMALS),
+                "specialisation": round(spec[i], DECIMALS),
+                "by_head": rounded(points[i]["by_head"], DECIMALS),  # (h,)
+                "offsets": points[i]["offsets"].tolist(),  # (h,) each head's favourite offset
+                "maps": rounded(points[i]["maps"], 3),  # (h, T, T) mean attention over held-out sequences
+            }
+            for i in chosen
+        ],
+        "final": {
+            "loss": round(last["loss"], DECIMALS),
+            "accuracy": round(last["accuracy"], DECIMALS),
+            "offsets": last["offsets"].tolist(),
+            "by_head": rounded(last["by_head"], DECIMALS),
+        },
+        "device": str(device),
+        "seconds": round(seconds, 3),
+    }
+
+
+def grow(steps: int = Growth().ex.steps, seed: int = 0, progress: Progress | None = None) -> dict:
+    """Train live on the best device and return the run as plain JSON (the model itself is dropped)."""
+    return train(steps, seed, progress=progress)[1]

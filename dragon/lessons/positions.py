@@ -1,0 +1,140 @@
+"""5-1 Positions: without position information the dragon reads 我爱你 and 你爱我 as the same vectors, permuted;
+with sinusoidal positions added (Vaswani et al. 2017) the outputs differ. The next chapter's question, measured.
+
+The dragon's own embedding is not quite position-free: `early` (1 at the first token, falling to 0 at the last),
+the pronoun ↔ antecedent position codes (pron_at_*, ante_at_*) and the clause codes (which clause a token is in,
+counted from the start) all depend on where a token stands. This lesson zeroes those features, so that what is
+left is only what each word is; `diff_dragon_as_built` shows how much order the full embedding already carries."""
+
+import math
+import re
+
+import torch
+
+from ..analyser import CJK, Analysis, Token, analyse
+from ..analyze import rounded
+from ..engine import default_dragon
+from ..features import INDEX, embed
+
+POSITION_FEATURES = (
+    "early", "pron_at_cos", "pron_at_sin", "ante_at_cos", "ante_at_sin",
+    "clause_q_cos", "clause_q_sin", "clause_k_cos", "clause_k_sin",
+)  # fmt: skip
+SWAPPABLE = ("noun", "pron")  # the default second text swaps the first and the last of these (subject ↔ object)
+PREVIEW = 6  # output numbers shown per token: the last ones of each block output (word code + heads' part)
+DECIMALS = 4
+
+
+def position_free(tokens: tuple[Token, ...]) -> torch.Tensor:
+    """(T + 1, d) the dragon's embedding with every position-dependent feature set to 0 (sink first)."""
+    cfg = default_dragon().config
+    x = embed(tokens, cfg.d_model, cfg.seed)
+    x[:, [INDEX[f] for f in POSITION_FEATURES]] = 0.0
+    return x
+
+
+def sinusoids(T: int, d: int) -> torch.Tensor:
+    """(T, d) Vaswani et al.'s encoding: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i + 1] = cos(…)."""
+    p = torch.arange(T, dtype=torch.float32)[:, None]  # (T, 1)
+    freq = torch.exp(-math.log(10000.0) * torch.arange(0, d, 2, dtype=torch.float32) / d)  # (d / 2,)
+    pe = torch.zeros(T, d)
+    pe[:, 0::2] = torch.sin(p * freq)
+    pe[:, 1::2] = torch.cos(p * freq)
+    return pe
+
+
+def with_positions(x: torch.Tensor) -> torch.Tensor:
+    """x (T + 1, d) plus the sinusoidal encoding of positions 0…T−1 on the tokens (the sink has no position)."""
+    pe = torch.cat([torch.zeros(1, x.shape[1]), sinusoids(x.shape[0] - 1, x.shape[1])])  # (T + 1, d)
+    return x + pe
+
+
+def read_tokens(text: str, lang: str) -> tuple[Analysis, str]:
+    """The dragon's tokens; Chinese that jieba keeps as one word (我爱你 is one word in its dictionary) is read
+    one character per token instead, so that there is an order to change."""
+    analysis = analyse(text, lang, default_dragon().config.max_tokens)
+    if analysis.lang == "zh" and sum(t.pos in SWAPPABLE for t in analysis.tokens) < 2:
+        spaced = re.sub(f"([{CJK}])", r" \1 ", text)
+        return analyse(spaced, "zh", default_dragon().config.max_tokens), "characters"
+    return analysis, "words"
+
+
+def swap_permutation(tokens: tuple[Token, ...]) -> list[int]:
+    """The order of text b as indices into text a: the first and the last noun swapped, or noun or pronoun where
+    there are not two nouns (The dog bites the man. → The man bites the dog.; 我爱你 → 你爱我)."""
+    nouns = [i for i, t in enumerate(tokens) if t.pos == "noun"]
+    spots = (
+        nouns if len({tokens[i].text for i in nouns}) >= 2 else [i for i, t in enumerate(tokens) if t.pos in SWAPPABLE]
+    )
+    if len(spots) < 2 or tokens[spots[0]].text == tokens[spots[-1]].text:
+        words = " / ".join(t.text for t in tokens)
+        raise ValueError(f"the text needs two different nouns or pronouns to swap; its tokens are: {words}")
+    perm = list(range(len(tokens)))
+    perm[spots[0]], perm[spots[-1]] = spots[-1], spots[0]
+    return perm
+
+
+def match_permutation(a: tuple[Token, ...], b: tuple[Token, ...]) -> list[int]:
+    """Indices into a giving b, when b's tokens are a's in another order; a ValueError otherwise."""
+    pool: dict[str, list[int]] = {}
+    for i, t in enumerate(a):
+        pool.setdefault(t.text, []).append(i)
+    if sorted(t.text for t in a) != sorted(t.text for t in b):
+        raise ValueError(
+            "the second text must use the same tokens in another order: "
+            f"{' / '.join(t.text for t in a)} vs {' / '.join(t.text for t in b)}"
+        )
+    return [pool[t.text].pop(0) for t in b]
+
+
+def unpermuted_diff(out_a: torch.Tensor, out_b: torch.Tensor, perm: list[int]) -> float:
+    """Largest |b's output − a's output put in b's order| over the tokens (the sink row left out)."""
+    return float((out_b[1:] - out_a[1:][perm]).abs().max())
+
+
+def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
+    """Text a and text b (given, or a with its first and last noun/pronoun swapped) through the dragon's attention
+    block without positions, with the dragon's own features, and with sinusoidal positions added."""
+    a, split = read_tokens(text, lang)
+    if other is None:
+        perm = swap_permutation(a.tokens)
+        tokens_b = tuple(a.tokens[p] for p in perm)
+    else:
+        b = analyse(re.sub(f"([{CJK}])", r" \1 ", other) if split == "characters" else other, a.lang)
+        perm = match_permutation(a.tokens, b.tokens)
+        tokens_b = tuple(a.tokens[p] for p in perm)  # the same words' own vectors, in b's order
+    dragon = default_dragon()
+    cfg = dragon.config
+    x_a, x_b = position_free(a.tokens), position_free(tokens_b)  # each text embedded on its own
+    pairs = {
+        "free": (x_a, x_b),
+        "positions": (with_positions(x_a), with_positions(x_b)),
+        "own": (embed(a.tokens, cfg.d_model, cfg.seed), embed(tokens_b, cfg.d_model, cfg.seed)),
+    }
+    with torch.no_grad():
+        res = {k: [dragon.forward(x) for x in pair] for k, pair in pairs.items()}
+    out = {k: [r.out.cpu() for r in pair] for k, pair in res.items()}  # (T + 1, d) block outputs
+    fused = {k: [r.fused.cpu() for r in pair] for k, pair in res.items()}  # (T + 1, d) before the residual
+    sep = "" if a.lang == "zh" else " "
+    return {
+        "lang": a.lang,
+        "split": split,  # "words", or "characters" where jieba reads the whole text as one word
+        "text_a": sep.join(t.text for t in a.tokens),
+        "text_b": sep.join(t.text for t in tokens_b),
+        "tokens_a": [t.text for t in a.tokens],
+        "tokens_b": [t.text for t in tokens_b],
+        "permutation": perm,  # token i of b is token perm[i] of a
+        "inputs_max_diff_unpermuted": float((x_b[1:] - x_a[1:][perm]).abs().max()),  # 0: same vectors, reordered
+        "max_diff_in_place_no_positions": float((out["free"][1][1:] - out["free"][0][1:]).abs().max()),
+        "max_diff_unpermuted_no_positions": unpermuted_diff(*out["free"], perm),
+        "diff_with_positions": unpermuted_diff(*out["positions"], perm),
+        "diff_with_positions_attention": unpermuted_diff(*fused["positions"], perm),  # the heads' part alone
+        "diff_dragon_as_built": unpermuted_diff(*out["own"], perm),
+        "position_features": list(POSITION_FEATURES),
+        # the last numbers of each token's block output, (T, 6) each: b's rows are a's, reordered, until positions
+        "preview_a": rounded(out["free"][0][1:, -PREVIEW:], DECIMALS),
+        "preview_b": rounded(out["free"][1][1:, -PREVIEW:], DECIMALS),
+        "preview_with_positions_a": rounded(out["positions"][0][1:, -PREVIEW:], DECIMALS),
+        "preview_with_positions_b": rounded(out["positions"][1][1:, -PREVIEW:], DECIMALS),
+        "truncated": a.truncated,
+    }
