@@ -11,16 +11,19 @@ import gradio as gr
 import dragon
 from dragon import api as core_api
 from dragon.levels import LevelError, load_levels
-from ui import handlers, play, quiz
+from ui import chapter3, handlers, play, quiz
 from ui.layout import build
 from ui.text import i18n_tables
 
 UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
 BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
 
-PROPS = {"top", "panel", "quiz", "codes"}  # custom HTML components: handlers give them a dict of properties
-PAGE = ["session", "saved", "top", "panel", "maps", "quiz"]  # what opening a level changes
+PROPS = {"top", "panel", "quiz", "lab", "codes"}  # custom HTML components: handlers give them a dict of properties
+PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab"]  # what opening a level changes
 PAGE_AND_CODES = [*PAGE, "codes"]
+LAB = ["lab", "saved", "top", "session"]  # what a chapter-3 lab's answer changes
+# the race and the training run one at a time (players queue): a run beside another would slow both clocks
+TIMED = {"concurrency_limit": 1, "concurrency_id": "timed-runs"}
 
 
 def as_update(name: str, value):
@@ -28,9 +31,10 @@ def as_update(name: str, value):
     return gr.update(**value) if name in PROPS else value
 
 
-def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
+def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, progress: bool = False):
     """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
-    the handler takes its n inputs and then the data the component's script sent with the event."""
+    the handler takes its n inputs and then the data the component's script sent with the event; with progress,
+    then also a gr.Progress (Gradio shows its bar while the handler runs)."""
 
     def shape(result: dict):
         values = tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
@@ -53,13 +57,20 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
         raise TypeError("streaming handlers take no event data")
 
     def with_data(*args):
+        if progress:
+            *inputs, evt, bar = args
+            return run(*inputs, getattr(evt, "_data", None), bar)
         *inputs, evt = args
         return run(*inputs, getattr(evt, "_data", None))
 
-    # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature
+    # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature, and a
+    # gr.Progress to the parameter whose default is one
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     params = [inspect.Parameter(f"input{i}", kind) for i in range(event_data)]
-    with_data.__signature__ = inspect.Signature([*params, inspect.Parameter("evt", kind, annotation=gr.EventData)])
+    params.append(inspect.Parameter("evt", kind, annotation=gr.EventData))
+    if progress:
+        params.append(inspect.Parameter("progress", kind, default=gr.Progress()))
+    with_data.__signature__ = inspect.Signature(params)
     with_data.__annotations__ = {"evt": gr.EventData}
     return with_data, [c[n] for n in outputs]
 
@@ -78,7 +89,8 @@ def api_error(fn):
 
 
 def levels() -> list[dict]:
-    """All levels: id, chapter, kind (poem / paper / dialogue / mixed / compare / match) and title (zh, en)."""
+    """All levels: id, chapter, kind (poem / paper / dialogue / mixed / compare / match / formula / race / fusion /
+    heads) and title (zh, en)."""
     return core_api.levels()
 
 
@@ -103,7 +115,34 @@ def analyze(text: str, lang: str = "auto") -> dict:
     return dragon.analyze(text, lang)
 
 
-ENDPOINTS = {"levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze}
+def head_math(text: str, lang: str, word: str, head: str) -> dict:
+    """Inside the formula for one word and one head (grammar … context) of a text: tokens, keys (the sink first),
+    q, the scores q·k/√d_head, the softmax weights (sum 1), the weighted V, the W^O slice, output_norm, shapes."""
+    return core_api.head_math(text, lang, word, head)
+
+
+def race(lengths: list[int]) -> dict:
+    """The per-head loop against all heads batched, timed now on the serving device at each length (at most 8
+    lengths, each 1–2048): device, lengths, loop_ms, batched_ms (medians), speedup, flops_loop = flops_batched."""
+    return core_api.race(lengths)
+
+
+def fusion(text: str, lang: str = "auto") -> dict:
+    """concat → W^O → residual on a text, with W^O and the residual switched on and off: keep_with_residual and
+    keep_without_residual (per-token mean cosine of output to input), switches, and which heads reach each dim."""
+    return core_api.fusion(text, lang)
+
+
+def heads_experiment() -> dict:
+    """Train small models with h = 1, 2, 4, 8, 16 at one d_model now (about 15 s on a CPU): heads, params (equal),
+    final_loss, final_accuracy, curves, device, seconds."""
+    return core_api.heads_experiment()
+
+
+ENDPOINTS = {
+    "levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze,
+    "head_math": head_math, "race": race, "fusion": fusion, "heads_experiment": heads_experiment,
+}  # fmt: skip
 
 
 def build_app() -> gr.Blocks:
@@ -127,18 +166,30 @@ def build_app() -> gr.Blocks:
             getattr(c["panel"], name)(fn, [*state, c["panel"]], out, **quiet)
         fn, out = wire(c, play.demo, ["panel", "saved", "top"])
         c["panel"].demo(fn, [*state, c["panel"]], out, **quiet)
-        fn, out = wire(c, handlers.next_level, PAGE)
-        c["panel"].next(fn, state, out, api_visibility="private")
-        c["quiz"].next(fn, state, out, api_visibility="private")
+        next_fn, page_out = wire(c, handlers.next_level, PAGE)
+        c["panel"].next(next_fn, state, page_out, api_visibility="private")
+        c["quiz"].next(next_fn, state, page_out, api_visibility="private")
 
         fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2)
         c["quiz"].check(fn, state, out, **quiet)
+
+        # chapter 3's labs: predictions checked, the race and the training run with Gradio's progress bar
+        for name, handler in (("check", chapter3.check), ("round", chapter3.next_round), ("again", chapter3.again)):
+            fn, out = wire(c, handler, LAB, event_data=2)
+            getattr(c["lab"], name)(fn, state, out, **quiet)
+        fn, out = wire(c, chapter3.quiz, ["lab", "session"], event_data=2)
+        c["lab"].quiz(fn, state, out, **quiet)
+        for name, handler in (("race", chapter3.race), ("train", chapter3.train)):
+            fn, out = wire(c, handler, LAB, event_data=2, progress=True)
+            getattr(c["lab"], name)(fn, state, out, api_visibility="private", show_progress="full",
+                                    show_progress_on=[c["lab"]], trigger_mode="once", **TIMED)  # fmt: skip
+        c["lab"].next(next_fn, state, page_out, api_visibility="private")
         fn, out = wire(c, handlers.export_code, ["codes"])
         c["codes"].export_code(fn, state, out, **quiet)
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
         c["codes"].import_code(fn, state, out, **quiet)
         for name, endpoint in ENDPOINTS.items():
-            gr.api(api_error(endpoint), api_name=name)
+            gr.api(api_error(endpoint), api_name=name, **(TIMED if name in ("race", "heads_experiment") else {}))
     demo.i18n_for_launch = i18n
     return demo
 

@@ -44,6 +44,20 @@ def positions(reading: Reading, word: str) -> list[int]:
     return [i for i, tok in enumerate(reading.tokens) if tok.lower() == word.lower()]
 
 
+def top_words(reading: Reading, head: str, k: int | None = None) -> list[tuple[str, float]]:
+    """A head's most-attended words (occurrences of a word added up, as claims count them), each with its share;
+    only words that would count as findings (≥ FOUND_SHARE), at most k (all if None), first-seen order on ties."""
+    shares = attention_shares(reading)[HEADS.index(head)]
+    merged: dict[str, float] = {}
+    for tok, v in zip(reading.tokens, shares.tolist(), strict=True):
+        merged[tok.lower()] = merged.get(tok.lower(), 0.0) + v
+    first = {}
+    for tok in reading.tokens:
+        first.setdefault(tok.lower(), tok)
+    ranked = sorted(merged.items(), key=lambda kv: -round(kv[1], 4))  # stable: ties keep the text's order
+    return [(first[w], v) for w, v in ranked if v >= FOUND_SHARE][:k]
+
+
 def word_share(reading: Reading, shares: torch.Tensor, head: str, word: str) -> float | None:
     """The share of `head`'s attention that `word` gets (all its occurrences); None if it is not a token."""
     hits = positions(reading, word)

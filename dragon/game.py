@@ -163,3 +163,50 @@ def import_code(code: str) -> dict:
     if loaded.notice:
         raise ValueError("the progress code is damaged")
     return loaded.progress
+
+
+# --- chapter 3's star rules: what the player predicted against what was just computed (pure functions) --------
+
+SHARE_BUCKETS = (0.4, 0.6, 0.9)  # a softmax share guess: < 0.4, 0.4–0.6, 0.6–0.9, ≥ 0.9 (bucket 0…3)
+GUESS_FACTORS = (1.5, 2.5, 4.0)  # a speed-up guess within ×1.5 of the measurement: ★★★, ×2.5: ★★, ×4: ★
+KEEP_BUCKETS = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (bucket 0…2)
+REACH_BUCKETS = (2, 5)  # heads reaching an output dim: 1 "one", 2–4 "a few", 5+ "all of them" (bucket 0…2)
+TIE = 0.005  # two accuracies closer than this are a tie: either order ranks them right
+
+
+def bucket(value: float, edges: tuple[float, ...]) -> int:
+    """Which bucket a value falls in: 0 below edges[0], …, len(edges) at or above the last edge."""
+    return sum(value >= e for e in edges)
+
+
+def formula_stars(points: int, out_of: int) -> int:
+    """A formula level: a point per right winner and per right share; all of them ★★★, ⅔ ★★, ⅓ ★."""
+    if out_of <= 0:
+        return 0
+    return 3 if points >= out_of else 2 if 3 * points >= 2 * out_of else 1 if 3 * points >= out_of else 0
+
+
+def guess_stars(guess: float, measured: float) -> tuple[float, int]:
+    """A speed-up guess against the measured one, on a log scale: (the factor between them ≥ 1, stars)."""
+    if guess <= 0 or measured <= 0:
+        raise ValueError("a speed-up is a positive number")
+    factor = max(guess / measured, measured / guess)
+    return factor, sum(factor <= f for f in GUESS_FACTORS)
+
+
+def rank_pairs(ranking: list[int], accuracy: dict[int, float]) -> tuple[int, int]:
+    """How many pairs of models the player's ranking (best first) orders as the measured accuracies do (ties
+    count as right either way), out of how many pairs."""
+    right = total = 0
+    for i, a in enumerate(ranking):
+        for b in ranking[i + 1 :]:  # the player put a above b
+            total += 1
+            right += accuracy[a] >= accuracy[b] - TIE
+    return right, total
+
+
+def rank_stars(right: int, total: int) -> int:
+    """All pairs right ★★★, at least 80 % ★★, at least 60 % ★ (a random ranking gets half on average)."""
+    if total <= 0:
+        return 0
+    return 3 if right == total else 2 if 5 * right >= 4 * total else 1 if 5 * right >= 3 * total else 0

@@ -10,12 +10,19 @@ import yaml
 
 from .claims import check_level
 from .config import HEADS
+from .engine import default_dragon
+from .lessons import facts as facts_table
+from .lessons.race import MAX_LENGTH, MAX_LENGTHS
 from .lexicon import ASSETS
 
 LEVEL_DIR = Path(os.environ.get("DRAGON_LEVELS", ASSETS / "levels"))  # a teacher's folder can replace it
 LANGS = ("zh", "en")
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
-KINDS = (*SLIDER_KINDS, "compare", "match")  # compare: one head vs eight; match: which head found it
+# chapter 3's labs: formula (predict a head's softmax winner), race (guess the batched speed-up), fusion (order
+# concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz)
+LAB_KINDS = ("formula", "race", "fusion", "heads")
+KINDS = (*SLIDER_KINDS, "compare", "match", *LAB_KINDS)  # compare: one head vs eight; match: which head found it
+MAX_ROUNDS = 4  # formula levels: questions per language
 SHOWS = ("silhouette", "picture")  # what of the target is drawn: its head profile, or only its attention picture
 LEVEL_ID = re.compile(r"^[0-9]{1,2}-[0-9]{1,2}$")
 
@@ -45,6 +52,14 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Round:
+    """A formula level's question: from this word, which key wins this head's softmax, and by how much?"""
+
+    word: str  # a token of the level's text in that language
+    head: str  # a head id
+
+
+@dataclass(frozen=True)
 class Level:
     id: str
     chapter: int
@@ -59,10 +74,19 @@ class Level:
     focus: Bilingual | None = None  # compare levels: the word whose row is compared
     findings: tuple[Finding, ...] = ()  # match levels
     claims: dict[str, tuple[Claim, ...]] | None = None  # lang -> what the narration says each head finds
+    rounds: dict[str, tuple[Round, ...]] | None = None  # formula levels: lang -> the questions, in order
+    lengths: tuple[int, ...] = ()  # race levels: the sequence lengths T raced
+    guess_at: int | None = None  # race levels: the length whose speed-up the player guesses
+    quiz: tuple[str, ...] = ()  # heads levels: ids of the facts-quiz questions asked (assets/lessons/facts.yaml)
 
     @property
     def sliders(self) -> bool:
         return self.kind in SLIDER_KINDS
+
+    @property
+    def lab(self) -> bool:
+        """A chapter-3 lab (formula, race, fusion, heads): its own panel, scored by what the player predicts."""
+        return self.kind in LAB_KINDS
 
     def target_for(self, lang: str) -> tuple[float, ...]:
         """The target gates in `lang` (a level may give one target per language, the heads that speak differ)."""
@@ -174,6 +198,55 @@ class _Reader:
             raise self.fail(f"{where}.words", "must be non-empty strings")
         return Claim(head, tuple(str(w).strip() for w in words), source=source.strip() if source else None)
 
+    def rounds(self, data: dict, where: str) -> dict[str, tuple[Round, ...]]:
+        """`rounds: {zh: [{word: 悲伤, head: emotion}, …], en: […]}`: 1…MAX_ROUNDS questions per language."""
+        value = self.field(data, "rounds", where)
+        if not isinstance(value, dict) or set(value) != set(LANGS):
+            raise self.fail(f"{where}.rounds", "must give a list for zh and one for en")
+        out = {}
+        for lang in LANGS:
+            items, path = value[lang], f"{where}.rounds.{lang}"
+            if not isinstance(items, list) or not 1 <= len(items) <= MAX_ROUNDS:
+                raise self.fail(path, f"must be a list of 1 to {MAX_ROUNDS} {{word, head}} questions")
+            rounds = []
+            for i, item in enumerate(items):
+                if not isinstance(item, dict) or set(item) != {"word", "head"}:
+                    raise self.fail(f"{path}[{i}]", "must be a mapping with exactly word and head")
+                if item["head"] not in HEADS:
+                    heads = ", ".join(HEADS)
+                    raise self.fail(f"{path}[{i}].head", f"must be a head id ({heads}), not {item['head']!r}")
+                if not isinstance(item["word"], str) or not item["word"].strip():
+                    raise self.fail(f"{path}[{i}].word", "must be a word of the text")
+                rounds.append(Round(item["word"].strip(), item["head"]))
+            out[lang] = tuple(rounds)
+        return out
+
+    def lengths(self, data: dict, where: str) -> tuple[tuple[int, ...], int]:
+        """`lengths: [16, 64, 256, 1024]` (2…MAX_LENGTHS rising whole numbers ≤ MAX_LENGTH), `guess_at` among them."""
+        value, path = self.field(data, "lengths", where), f"{where}.lengths"
+        if not isinstance(value, list) or not 2 <= len(value) <= MAX_LENGTHS:
+            raise self.fail(path, f"must list 2 to {MAX_LENGTHS} sequence lengths")
+        for n in value:
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_LENGTH:
+                raise self.fail(path, f"must be whole numbers from 1 to {MAX_LENGTH}, not {n!r}")
+        if value != sorted(set(value)):
+            raise self.fail(path, "must rise, each length once")
+        guess_at = self.field(data, "guess_at", where)
+        if guess_at not in value or isinstance(guess_at, bool):
+            raise self.fail(f"{where}.guess_at", f"must be one of the lengths ({value}), not {guess_at!r}")
+        return tuple(value), guess_at
+
+    def quiz(self, data: dict, where: str) -> tuple[str, ...]:
+        """`quiz: [gpt3-total-heads, …]`: question ids of the facts table, each once."""
+        value, path = self.field(data, "quiz", where), f"{where}.quiz"
+        known = [q["id"] for q in facts_table.load_facts()["quiz"]]
+        if not isinstance(value, list) or not value or len(set(map(str, value))) != len(value):
+            raise self.fail(path, "must list facts-quiz question ids, each once")
+        for q in value:
+            if q not in known:
+                raise self.fail(path, f"{q!r} is not a question of facts.yaml ({', '.join(known)})")
+        return tuple(value)
+
     def level(self, data: dict, where: str, chapter: int) -> Level:
         level_id = self.field(data, "id", where)
         if not isinstance(level_id, str) or not LEVEL_ID.match(level_id):
@@ -200,6 +273,15 @@ class _Reader:
             return Level(**common, targets=self.targets(data, where), show=show)
         if kind == "compare":
             return Level(**common, focus=self.bilingual(data, "focus", where))
+        if kind == "formula":
+            return Level(**common, rounds=self.rounds(data, where))
+        if kind == "race":
+            lengths, guess_at = self.lengths(data, where)
+            return Level(**common, lengths=lengths, guess_at=guess_at)
+        if kind == "heads":
+            return Level(**common, quiz=self.quiz(data, where))
+        if kind == "fusion":
+            return Level(**common)
         findings = self.field(data, "findings", where)
         if not isinstance(findings, list) or len(findings) < 2:
             raise self.fail(f"{where}.findings", "must list at least two findings")
@@ -231,10 +313,26 @@ def load_chapter(path: Path) -> Chapter:
         raise reader.fail("file", f"cannot be read as YAML ({type(err).__name__})") from err
     chapter = reader.chapter(data)
     for level in chapter.levels:  # the narration must be true of the real attention, or the file does not load
-        wrong = check_level(level)
+        wrong = check_level(level) + _missing_words(level)
         if wrong:
             raise LevelError(f"{path.name}: {wrong[0]}" + (f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""))
     return chapter
+
+
+def _missing_words(level: Level) -> list[str]:
+    """A formula level's question words that are not tokens of its text (the engine's own cut decides)."""
+    if level.rounds is None:
+        return []
+    wrong = []
+    for lang in LANGS:
+        tokens = default_dragon().read(level.text[lang], lang).tokens
+        for i, r in enumerate(level.rounds[lang]):
+            if r.word not in tokens:
+                wrong.append(
+                    f"levels ({level.id}).rounds.{lang}[{i}].word: {r.word!r} is not a token of the text "
+                    f"({' / '.join(tokens)})"
+                )
+    return wrong
 
 
 @functools.cache

@@ -398,7 +398,25 @@ def test_english_pages_have_no_chinese_and_chinese_pages_translate_gradio(open_p
 
 def test_tampered_storage_resets_without_a_crash(open_page) -> None:
     page = open_page("level=2-2")
+    page.reload()  # a fresh player reloading: nothing was damaged, nothing is said
+    wait_ready(page)
+    assert "损坏" not in page.locator("#top").inner_text()
+    page.locator("#mhd-s4").fill("0.9")  # a new best is saved; reading it back is no damage either
+    page.wait_for_function("localStorage.getItem('multi-head-dragon-progress') !== null")
+    page.reload()
+    wait_ready(page)
+    assert "损坏" not in page.locator("#top").inner_text()
     page.evaluate("localStorage.setItem('multi-head-dragon-progress', 'garbage{{')")
     page.reload()
     wait_ready(page)
     assert "春晓" in page.locator("#top .level-title").text_content()
+    assert "保存的进度已损坏或被改动" in page.locator("#top").inner_text()  # the player is told, not left guessing
+
+
+def test_little_ts_advice_fades_when_the_player_moves_on(open_page) -> None:
+    page = open_page("level=2-4&lang=zh")
+    page.locator("#mhd-hint").click()
+    page.wait_for_selector("#panel .hint-arrow")
+    page.locator("#mhd-s0").fill("0.9")
+    page.wait_for_function("!document.querySelector('#panel .hint-arrow')")
+    assert page.locator("#panel .feedback .coach.stale").count() == 1  # still readable, marked as old

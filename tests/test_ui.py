@@ -182,7 +182,7 @@ def test_chapter_one_answers_cannot_be_farmed_by_retyping() -> None:
     level = get_level("1-1")
     _, truth = views.compare_html(level, "zh")
     miss = quiz.check({"level": "1-1", "lang": "zh"}, fresh(), {"one": "40", "eight": "40"})
-    assert game.load(miss["saved"]).progress["stars"]["1-1"] == 0 and "最多还能得 ★☆☆" in miss["quiz"]["body"]
+    assert game.load(miss["saved"]).progress["stars"]["1-1"] == 0 and "再试最多只能得 ★☆☆" in miss["quiz"]["body"]
     exact = {"one": str(len(truth["one_head_sees"])), "eight": str(len(truth["eight_heads_see"]))}
     for saved, expected in ((miss["saved"], 1), (fresh(), 3)):  # retyped after the answer was shown, or first time
         out = quiz.check({"level": "1-1", "lang": "zh"}, saved, exact)
@@ -255,3 +255,23 @@ def test_views_have_no_svg_ids_that_could_repeat() -> None:
     assert ' id="' not in view["maps"] and ' id="' not in view["panel"]["compare"]
     ids = re.findall(r' id="([^"]+)"', view["panel"]["dragon"] + view["panel"]["actions"])
     assert len(ids) == len(set(ids)) and all(i.startswith("mhd-") for i in ids)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_or_eight_outlines_every_counted_cell(lang) -> None:
+    """1-1 is answered by looking: every cell that counts as "looked at" (≥ 10 %) is outlined, and no other."""
+    pictures, truth = views.compare_html(get_level("1-1"), lang)
+    one, eight = pictures.split("</svg>")[:2]
+    assert one.count('class="marked"') == len(truth["one_head_sees"])
+    cols = {m for m in re.findall(r'class="marked" x="([0-9.]+)"', eight)}
+    assert len(cols) == len(truth["eight_heads_see"])  # distinct words looked at by any head
+
+
+def test_map_captions_are_the_claimable_words_with_their_shares() -> None:
+    from dragon.claims import top_words
+
+    reading = api.level_reading(get_level("2-1"), "zh")
+    html = views.maps_html(reading, "zh")
+    found = top_words(reading, "semantics")
+    assert found[0][0] == "明月" and f"明月 {found[0][1]:.2f}" in html  # 明月 twice: its shares add up
+    assert all(f"{w} {v:.2f}" in html for w, v in found[:5])

@@ -89,6 +89,8 @@ TOP_PROPS = {
 }
 
 QUIZ_TEMPLATE = '<section class="mhd-quiz" ${body ? "" : "hidden"}>${body}</section>'
+LAB_TEMPLATE = '<section class="mhd-lab lab-${kind}" ${body ? "" : "hidden"} aria-label="${label}">${body}</section>'
+LAB_PROPS = {"kind": "", "label": "", "body": "", "ack": 0}  # ack changes with every answer
 CODES_TEMPLATE = (
     '<details class="mhd-codes" ${open ? "open" : ""}><summary>${title}</summary><p class="note">${help}</p>'
     '<label for="mhd-code">${code_label}</label><textarea id="mhd-code" rows="3" spellcheck="false"></textarea>'
@@ -119,6 +121,13 @@ def quiz() -> gr.HTML:
     """Chapter 1's panels: one head or eight (1-1) and which head found it (1-2)."""
     return gr.HTML(
         html_template=QUIZ_TEMPLATE, js_on_load=script("quiz.js"), elem_id="quiz", apply_default_css=False, body=""
+    )
+
+
+def lab() -> gr.HTML:
+    """Chapter 3's labs (formula, race, fusion, heads): predict first, then the real computation."""
+    return gr.HTML(
+        html_template=LAB_TEMPLATE, js_on_load=script("lab.js"), elem_id="lab", apply_default_css=False, **LAB_PROPS
     )
 
 

@@ -22,7 +22,8 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
     boot = boot if isinstance(boot, dict) else {}
     lang = boot.get("lang") if boot.get("lang") in LANGS else "zh"
     loaded = game.load(saved)
-    notice = t("damaged", lang) if loaded.notice else ""
+    unreadable = boot.get("stored") is True and not saved  # the browser kept something Gradio could not read back
+    notice = t("damaged", lang) if loaded.notice or unreadable else ""
     wanted = boot.get("level")
     if isinstance(wanted, str) and wanted:
         if wanted in all_levels():  # a teacher's link opens any level
@@ -65,7 +66,8 @@ def switch_lang(state: State, saved: Saved, gates: Gates, data: EventData) -> di
         kept = clean_gates(gates) if level.sliders else None
     except ValueError:
         kept = None
-    return {**page(level, lang, game.load(saved).progress, gates=kept), "codes": codes_props(lang)}
+    lab = state.get("lab") if isinstance(state, dict) else None  # a chapter-3 lab keeps what was done there
+    return {**page(level, lang, game.load(saved).progress, gates=kept, lab=lab), "codes": codes_props(lang)}
 
 
 def export_code(state: State, saved: Saved) -> dict:

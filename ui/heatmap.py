@@ -67,12 +67,14 @@ def labelled_grid(
     highlight: int | None = None,
     scale: np.ndarray | None = None,
     show_title: bool = True,
+    mark: float | None = None,
 ) -> str:
     """An SVG heat map with every row and column labelled in full (the PNG carries the cells).
 
     Hover or keyboard focus shows a cell's value through `tip`, whose {name}, {row}, {col}, {query} and {v} the
     browser fills in (e.g. "情感头: 思 ← 故乡 0.62"). `scale` (same shape) colours the cells when the values shown
-    are not already in [0, 1]; `highlight` frames one row."""
+    are not already in [0, 1]; `highlight` frames one row; `mark` outlines every cell at or above it (in the
+    highlighted row only, when there is one), so a faint but counted cell cannot be missed."""
     m = np.nan_to_num(np.asarray(matrix, dtype=np.float64))
     colour = m if scale is None else np.asarray(scale, dtype=np.float64)
     left = max((text_width(r) for r in rows), default=0.0) + 8
@@ -111,6 +113,13 @@ def labelled_grid(
             f'<rect x="{x0:.2f}" y="{y0 + highlight * CELL:.2f}" width="{CELL * len(cols):.2f}" height="{CELL}" '
             'fill="none" stroke="#ff3b30" stroke-width="2"/>'
         )
+    if mark is not None:
+        for i, j in zip(*np.nonzero(m >= mark), strict=True):
+            if highlight is None or i == highlight:
+                parts.append(
+                    f'<rect class="marked" x="{x0 + j * CELL + 1.5:.2f}" y="{y0 + i * CELL + 1.5:.2f}" '
+                    f'width="{CELL - 3}" height="{CELL - 3}" fill="none" stroke="#ffffff" stroke-width="2.5"/>'
+                )
     parts.append(f'<rect class="cursor" x="0" y="0" width="{CELL}" height="{CELL}" visibility="hidden"/></svg>')
     return "".join(parts)
 
@@ -123,9 +132,12 @@ def labelled_map(
     name: str = "",
     highlight: int | None = None,
     show_title: bool = True,
+    mark: float | None = None,
 ) -> str:
     """A T × T attention map with the tokens along both axes; `highlight` frames one query row."""
-    return labelled_grid(matrix, tokens, tokens, title, lang, name=name, highlight=highlight, show_title=show_title)
+    return labelled_grid(
+        matrix, tokens, tokens, title, lang, name=name, highlight=highlight, show_title=show_title, mark=mark
+    )
 
 
 def natural_width(rows: list[str], cols: list[str], title: str = "") -> float:

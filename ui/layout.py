@@ -15,6 +15,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
     c["top"] = components.top()
     c["panel"] = components.panel(live)
     c["quiz"] = components.quiz()
+    c["lab"] = components.lab()
     c["maps"] = components.maps()
     c["codes"] = components.codes()
     gr.Markdown(f"<small>{i18n(i18n_key('api_note'))}</small>", elem_id="api-note")

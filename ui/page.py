@@ -3,7 +3,7 @@
 from dragon import api, game
 from dragon.levels import Level
 
-from . import play, quiz, views
+from . import chapter3, play, quiz, views
 from .draw import esc
 from .session import START_GATES
 from .text import t
@@ -26,19 +26,26 @@ def codes_props(lang: str, message: str = "", code: str = "", opened: bool = Fal
     return out
 
 
-def page(level: Level, lang: str, progress: dict, notice: str = "", gates: list[float] | None = None) -> dict:
-    """Everything shown for a level: the top, then the slider panel and its maps, or chapter 1's panel."""
-    out = {
-        "session": {"level": level.id, "lang": lang},
-        "saved": game.save(progress),
-        "top": top_props(level, lang, progress, notice),
-    }
+def page(
+    level: Level,
+    lang: str,
+    progress: dict,
+    notice: str = "",
+    gates: list[float] | None = None,
+    lab: dict | None = None,
+) -> dict:
+    """Everything shown for a level: the top, then the slider panel and its maps, chapter 1's panel, or chapter
+    3's lab (`lab`: the player's attempt there, kept by a language switch)."""
+    session: dict = {"level": level.id, "lang": lang}
+    out = {"session": session, "saved": game.save(progress), "top": top_props(level, lang, progress, notice)}
+    out["panel"], out["maps"], out["quiz"], out["lab"] = dict(play.HIDDEN), "", {"body": ""}, dict(chapter3.HIDDEN)
     if level.sliders:
         out["panel"] = play.panel_props(level, lang, gates or START_GATES, progress)
         out["maps"] = views.maps_html(api.level_reading(level, lang), lang)
-        out["quiz"] = {"body": ""}
+    elif level.lab:
+        if lab and lab.get("level") == level.id:
+            session["lab"] = lab
+        out["lab"] = chapter3.lab_props(level, lang, progress, session.get("lab"))
     else:
-        out["panel"] = dict(play.HIDDEN)
-        out["maps"] = ""
         out["quiz"] = quiz.quiz_props(level, lang, progress)
     return out

@@ -25,9 +25,16 @@ def answer_cap(progress: dict, level_id: str) -> int:
 
 
 def _cap_note(level: Level, lang: str, progress: dict) -> str:
-    reachable = answer_cap(progress, level.id)
-    key = "answer_shown" if game.hints_used(progress, level.id) else "answer_cap"
-    return f'<p class="cap-note">{esc(t(key, lang, stars=star_text(reachable if key == "answer_shown" else 1)))}</p>'
+    """What a wrong answer costs: before one, the warning; after, what was earned and what further tries can earn;
+    nothing once the level has all three stars."""
+    earned = progress["stars"].get(level.id, 0)
+    if earned == 3:
+        return ""
+    if game.hints_used(progress, level.id):
+        note = t("answer_shown", lang, best=star_text(earned), stars=star_text(answer_cap(progress, level.id)))
+    else:
+        note = t("answer_cap", lang, stars=star_text(1))
+    return f'<p class="cap-note">{esc(note)}</p>'
 
 
 def _next(level: Level, lang: str, progress: dict) -> str:

@@ -3,7 +3,8 @@
 import numpy as np
 
 from dragon import api, game
-from dragon.chapter1 import compare_heads
+from dragon.chapter1 import LOOKS_AT, compare_heads
+from dragon.claims import top_words
 from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import Level, load_levels
@@ -104,15 +105,14 @@ def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
 def maps_html(reading: Reading, lang: str) -> str:
     """Small multiples: the eight heads' real attention maps, labelled, each with where it looks most."""
     maps = reading.weights[:, 1:, 1:].numpy()
-    received = maps.sum(axis=1)  # (h, T)
     silent = set(api.silent_heads(reading))
     tiles = []
     for i, head in enumerate(HEADS):
         if head in silent:
             caption = t("silent", lang)
         else:
-            top = [j for j in np.argsort(-received[i], kind="stable")[:2] if received[i, j] >= 0.1 * received[i].max()]
-            caption = "→ " + SEP[lang].join(reading.tokens[j] for j in top)
+            found = top_words(reading, head)  # the words a claim could name, with their shares
+            caption = "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5]) + (f" (+{len(found) - 5})" if len(found) > 5 else "")
         label = head_label(i, lang)
         tiles.append(
             f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
@@ -143,10 +143,13 @@ def compare_html(level: Level, lang: str) -> tuple[str, dict]:
     rows = np.asarray(truth["eight_head_rows"])  # (h, T)
     labels = [head_label(i, lang) for i in range(len(HEADS))]
     eight = labelled_grid(
-        rows, labels, tokens, t("eight_head_rows", lang, w=word), lang, tip="{row}: {query} ← {col} {v}", query=word
-    )
+        rows, labels, tokens, t("eight_head_rows", lang, w=word), lang, tip="{row}: {query} ← {col} {v}", query=word,
+        mark=LOOKS_AT,
+    )  # fmt: skip
     one_name = t("one_head_map", lang)
-    one = labelled_map(truth["one_head_map"].numpy(), tokens, one_name, lang, name=one_name, highlight=focus)
+    one = labelled_map(
+        truth["one_head_map"].numpy(), tokens, one_name, lang, name=one_name, highlight=focus, mark=LOOKS_AT
+    )
     return f'<div class="pictures">{one}{eight}</div>{legend(lang)}', truth
 
 

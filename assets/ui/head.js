@@ -48,6 +48,8 @@
 
   window.__dragon = {
     lang: lang, level: (params.get("level") || "").slice(0, 20), projector: projector,
+    // something is saved: if the server then receives no progress, the saved value was unreadable or edited
+    stored: localStorage.getItem("multi-head-dragon-progress") !== null,
     setLang: setLang, setProjector: setProjector,
   };
   localStorage.setItem("dragon-lang", lang);

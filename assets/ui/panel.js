@@ -16,6 +16,8 @@ let epoch = 0; // bumped whenever the server sets the sliders: answers for older
 let scrollWanted = false;
 let pressing = false; // a pointer is down on the panel (dragging a slider): never scroll under it
 let whyWanted = false;
+let hintStale = false;
+let lastAck = props.ack;
 
 const root = () => element.querySelector(".mhd-panel");
 const round2 = (v) => Math.round(v * 100) / 100;
@@ -53,6 +55,7 @@ function sync() {
     queueMicrotask(() => {
       paint(); // after the re-render
       showGates();
+      fadeHint();
     });
   }
 }
@@ -89,6 +92,15 @@ function live() {
 function setGate(i, v) {
   gates[i] = round2(v);
   glow();
+  hintStale = true; // the player moved on: Little T's arrow and line were about the sliders as they were
+  fadeHint();
+}
+
+// Little T's advice fades once the player moves a slider (it stays readable, marked as old), until the next answer.
+function fadeHint() {
+  if (!hintStale) return;
+  element.querySelectorAll(".hint-arrow").forEach((el) => el.remove());
+  element.querySelectorAll(".feedback .coach").forEach((el) => el.classList.add("stale"));
 }
 
 // Another component's event that carries the sliders (the language switch) asks for them first.
@@ -165,8 +177,13 @@ watch("value", () => {
 });
 // After any re-render: the live boxes and the sliders show the latest.
 watch(Object.keys(props), () => {
+  if (props.ack !== lastAck) {
+    lastAck = props.ack; // a button's new answer (a hint, a reveal, …) is fresh again
+    hintStale = false;
+  }
   paint();
   showGates();
+  fadeHint();
 });
 // A first star: the why (and the engine's numbers behind it) comes into view, once the slider is let go.
 function showWhy() {

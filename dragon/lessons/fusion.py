@@ -95,7 +95,10 @@ def fusion(mha: MultiHeadAttention, reading: Reading) -> dict:
         for residual in (True, False):
             k = keep(block_output(mha, reading, w_o, residual, heads), x)  # (T,)
             per_token[w_o, residual] = k
-            switches.append({"w_o": w_o, "residual": residual, "keep": round(float(k.mean()), DECIMALS)})
+            switches.append(
+                {"w_o": w_o, "residual": residual, "keep": round(float(k.mean()), DECIMALS),
+                 "keep_per_token": rounded(k, DECIMALS)}
+            )  # fmt: skip
     reach = {w_o: head_reach(mha, heads, w_o) for w_o in (True, False)}
     wreach = {w_o: weight_reach(mha, w_o) for w_o in (True, False)}
     dh = mha.d_head

@@ -1,0 +1,66 @@
+// Chapter 3's labs (js_on_load). A formula symbol opens its real tensor and 3-3's switches show the measured
+// setting, both without a server call (the server sent every view it allows). Buttons send the player's answers
+// as event data: 'check', 'round', 'race', 'train', 'quiz', 'again', 'next'. The answer appears right under the
+// button that asked for it, and is brought into view.
+let opened = null; // the symbol the player last opened, kept across re-renders of the same round
+
+function openSymbol(sym) {
+  const views = element.querySelectorAll(".tensor[data-for]");
+  if (!views.length) return;
+  if (!element.querySelector(`.tensor[data-for="${sym}"]`)) sym = views[0].dataset.for;
+  element.querySelectorAll("button[data-sym]").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.sym === sym)));
+  views.forEach((v) => { v.hidden = v.dataset.for !== sym; });
+}
+
+function showSetting() {
+  const wo = element.querySelector('[data-switch="wo"]');
+  const res = element.querySelector('[data-switch="res"]');
+  if (!wo || !res) return;
+  const key = `${wo.checked ? 1 : 0}${res.checked ? 1 : 0}`;
+  element.querySelectorAll("[data-setting]").forEach((s) => { s.hidden = s.dataset.setting !== key; });
+}
+
+element.addEventListener("click", (event) => {
+  const sym = event.target.closest("button[data-sym]");
+  if (sym) {
+    opened = sym.dataset.sym;
+    openSymbol(opened);
+    return;
+  }
+  const button = event.target.closest("button[data-act]");
+  if (!button) return;
+  const answers = {};
+  element.querySelectorAll("[data-answer]").forEach((el) => { answers[el.dataset.answer] = el.value; });
+  if (button.dataset.act === "race" || button.dataset.act === "train") button.classList.add("running");
+  if (button.dataset.act === "round" || button.dataset.act === "again") opened = null;
+  trigger(button.dataset.act, answers);
+});
+
+element.addEventListener("change", (event) => {
+  if (event.target.matches("[data-switch]")) showSetting();
+});
+
+function settle() {
+  const root = element.querySelector("[data-open]");
+  openSymbol(opened && root && root.dataset.open !== "softmax" ? opened : root ? root.dataset.open : "");
+  showSetting();
+}
+
+// Every answer re-renders the panel: open the right view, then bring the answer to the button just pressed into
+// view (its first line sits right under that button), where the player's eye already is.
+let asked = null;
+element.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-act]");
+  if (button) asked = button.dataset.act;
+}, true);
+watch("ack", () => {
+  settle();
+  if (!asked) return;
+  const target = asked === "quiz"
+    ? element.querySelector(".quiz-box")
+    : element.querySelector(".result-box > :first-child") || element.querySelector(".result-box");
+  asked = null;
+  if (target) target.scrollIntoView({ block: "nearest" });
+});
+
+settle();

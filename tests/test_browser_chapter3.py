@@ -1,0 +1,172 @@
+"""Chapter 3 in headless Chromium, one test per level, each played as a player would: predict, check, read the
+answer beside the button (in view), at 1366 × 900, in projector mode at 1920 × 1080 and on a 390 × 844 phone.
+Viewport screenshots land in test-artifacts/."""
+
+import json
+import re
+
+import pytest
+
+from dragon import api, game
+from dragon.lessons.heads_experiment import Experiment
+from dragon.levels import get_level
+from tests.test_browser import SIZES, browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
+from ui import chapter3
+from ui.text import t
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def open_lab(browser, app_url):  # noqa: F811
+    """open_lab(query, size) → a page of the app on a chapter-3 lab, ready; page errors fail the test."""
+    contexts, errors = [], []
+
+    def opener(query: str, size: str = "desktop"):
+        width, height = SIZES[size]
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{app_url}?{query}")
+        page.wait_for_selector("#top .level-title")
+        page.wait_for_selector("#lab .mhd-lab:not([hidden])")
+        return page
+
+    yield opener
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
+def wait_text(page, selector: str, text: str, timeout: int = 15_000) -> None:
+    page.wait_for_function(
+        "([s, x]) => { const el = document.querySelector(s); return el && el.textContent.includes(x); }",
+        arg=[selector, text],
+        timeout=timeout,
+    )
+
+
+def visible_tensor(page) -> str:
+    return page.locator("#lab .tensor:not([hidden])").inner_text()
+
+
+def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
+    page = open_lab("level=3-1&lang=zh")
+    level = get_level("3-1")
+    page.locator("#lab button[data-sym=q]").click()
+    assert "(d_head) = (16)" in visible_tensor(page)
+    page.locator("#lab button[data-sym=K]").click()
+    tokens = api.level_reading(level, "zh").tokens
+    assert f"(T+1, d_head) = ({len(tokens) + 1}, 16)" in visible_tensor(page)
+    page.locator("#lab button[data-sym=softmax]").click()
+    assert t("f_locked", "zh") in visible_tensor(page)  # predict first: the softmax is not on the page yet
+    page.locator("#mhd-lab-check").click()  # nothing chosen: a clear message, nothing changed
+    wait_text(page, "#lab .result-box", "什么都没有改变")
+    assert in_view(page, "#lab .result-box .notice") and page.locator("#lab .result-head").count() == 0
+    for i in range(3):
+        m = chapter3._round_math(level, "zh", i)
+        wait_text(page, "#lab h3.round", f"第 {i + 1}/3 轮")
+        page.locator("#lab [data-answer=winner]").select_option(str(m["winner"]))
+        page.locator("#lab [data-answer=share]").select_option(str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS)))
+        page.locator("#mhd-lab-check").click()
+        wait_text(page, "#lab .result-head", "本轮 2/2 分")
+        assert in_view(page, "#lab .result-head"), f"round {i + 1}: the answer is out of view"
+        winner = page.locator("#lab [data-for=softmax] .kbar.win")  # the real softmax row, its winner framed
+        assert winner.locator(".kval").inner_text() == f"{max(m['weights']):.3f}"
+        assert m["winner_key"] in winner.locator(".kname").inner_text()
+        if i == 0:
+            shot(page, "ch3-formula-zh-round1")
+        if i < 2:
+            page.locator("#mhd-lab-round").click()
+    page.wait_for_selector('#lab .lab-end[data-stars="3"]')
+    assert in_view(page, "#lab .lab-end")
+    assert "★★★" in page.locator("#top .level-pick option[value='3-1']").text_content()
+    shot(page, "ch3-formula-zh-won")
+
+
+def test_the_race_guess_then_run_en_projector(open_lab) -> None:
+    page = open_lab("level=3-2&lang=en&projector=1", "projector")
+    guess = page.locator("#lab [data-answer=guess]")
+    guess.fill("0.01")  # below the range: refused
+    page.locator("#mhd-lab-race").click()
+    wait_text(page, "#lab .result-box", "nothing was changed")
+    assert in_view(page, "#lab .result-box .notice") and page.locator("#lab svg.chart").count() == 0
+    guess.fill("2")
+    page.locator("#mhd-lab-race").click()
+    page.wait_for_selector("#lab .result-head[data-measured]", timeout=60_000)
+    assert in_view(page, "#lab .result-head")
+    measured = float(page.locator("#lab .result-head").get_attribute("data-measured"))
+    stars = game.guess_stars(2.0, measured)[1]
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
+    assert f"×{measured:.2f}" in page.locator("#lab .fact-check").inner_text()
+    chart = page.locator("#lab svg.chart")
+    labels = " ".join(chart.locator("text").all_text_contents())
+    assert "sequence length T" in labels and "ms (median" in labels and "CPU" in labels
+    assert page.locator("#lab table.flops td", has_text="equal").count() == len(get_level("3-2").lengths)
+    small = text_sizes_below(page, ["#lab"], 20)
+    assert small == [], f"{len(small)} texts under 20 px: {sorted(set(small))[:40]}"
+    shot(page, "ch3-race-projector-en")
+    chart.scroll_into_view_if_needed()
+    shot(page, "ch3-race-projector-en-chart")
+
+
+def test_fusion_order_predict_and_switch_zh_phone(open_lab) -> None:
+    page = open_lab("level=3-3&lang=zh", "phone")
+    page.locator("#lab [data-answer=o0]").select_option("concat")
+    page.locator("#mhd-lab-check").click()
+    wait_text(page, "#lab .result-box", "什么都没有改变")
+    assert in_view(page, "#lab .result-box .notice") and page.locator("#lab [data-switch]").count() == 0
+    for i, step in enumerate(chapter3.STEP_KEYS):
+        page.locator(f"#lab [data-answer=o{i}]").select_option(step)
+    page.locator("#lab [data-answer=keep]").select_option("0")
+    page.locator("#lab [data-answer=reach]").select_option("2")
+    page.locator("#mhd-lab-check").click()
+    wait_text(page, "#lab .result-head", "3/3 分")
+    assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").get_attribute("data-stars") == "3"
+    shot(page, "ch3-fusion-phone-zh")
+    f = api.fusion(get_level("3-3").text["zh"], "zh")
+    keep = {(s["w_o"], s["residual"]): s["keep"] for s in f["switches"]}
+    page.locator("#lab [data-switch=res]").scroll_into_view_if_needed()
+    for w_o, residual in ((True, False), (False, False), (False, True)):
+        page.locator("#lab [data-switch=wo]").set_checked(w_o)
+        page.locator("#lab [data-switch=res]").set_checked(residual)
+        shown = page.locator("#lab .setting:not([hidden]) .keep-mean").inner_text()
+        assert shown.endswith(f"= {keep[w_o, residual]:.2f}"), (w_o, residual, shown)
+    assert page.locator("#lab .setting:not([hidden]) .reach img").count() == 1
+    page.locator("#lab .setting:not([hidden]) .keep-mean").scroll_into_view_if_needed()
+    shot(page, "ch3-fusion-phone-zh-switched")
+
+
+def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=15))  # a short real run
+    page = open_lab("level=3-4&lang=en")
+    assert "all equal" in page.locator("#lab .formula-line").inner_text()  # parameters counted before training
+    for i in range(5):
+        page.locator(f"#lab [data-answer=r{i}]").select_option("8")
+    page.locator("#mhd-lab-train").click()
+    wait_text(page, "#lab .result-box", "nothing was changed")
+    ranking = [16, 8, 4, 2, 1]
+    for i, h in enumerate(ranking):
+        page.locator(f"#lab [data-answer=r{i}]").select_option(str(h))
+    page.locator("#mhd-lab-train").click()
+    page.wait_for_selector("#lab .progress-bar", timeout=20_000)  # Gradio's progress bar while it trains
+    wait_text(page, "#lab", "Training h =")
+    page.wait_for_selector("#lab .result-head", timeout=120_000)
+    assert in_view(page, "#lab .result-head")
+    accuracy = {int(h): a for h, a in json.loads(page.locator("#lab .acc-box").get_attribute("data-accuracy")).items()}
+    stars = game.rank_stars(*game.rank_pairs(ranking, accuracy))
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
+    assert "training step" in " ".join(page.locator("#lab svg.chart text").all_text_contents())
+    shot(page, "ch3-heads-en")
+    box = page.locator('#lab [data-answer="q:gpt3-total-heads"]')
+    box.scroll_into_view_if_needed()
+    box.fill("1152")
+    page.locator("#mhd-lab-quiz").click()
+    page.wait_for_selector("#lab .q-result.wrong")
+    gpt3 = next(m for m in api.facts()["models"] if m["id"] == "gpt3-175b")
+    assert re.sub(r"\s", "", page.locator("#lab .q-result.wrong").inner_text()).endswith(str(gpt3["total_heads"]))
+    fact = page.locator("#lab .facts-quiz .fact-check").inner_text()
+    assert f"{gpt3['layers']} layers × {gpt3['heads']} heads" in fact and "1\u2009152" in fact
+    assert in_view(page, "#lab .q-result.wrong")
+    shot(page, "ch3-heads-en-quiz")

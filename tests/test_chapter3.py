@@ -1,0 +1,319 @@
+"""Chapter 3 without a browser: its level file, the unlock, the star rules, every lab's handlers, and the narration
+held to the real computation (every sentence about a number is computed on the spot or checked here)."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dragon import api, game
+from dragon.lessons import race as race_lesson
+from dragon.lessons.heads_experiment import Experiment, run
+from dragon.levels import LevelError, get_level, load_chapter, load_levels
+from ui import chapter3, handlers
+from ui.text import t
+
+ROOT = Path(__file__).resolve().parent.parent
+CJK = re.compile(r"[\u3400-\u9fff]")
+FUSION_RIGHT = {"o0": "concat", "o1": "w_o", "o2": "residual", "keep": "0", "reach": "2"}
+SHORT = Experiment(steps=150, curve_points=15)  # the tests' short run: ~4 s, the same shape as the real one
+
+
+def fresh() -> str:
+    return game.save(game.new_progress())
+
+
+def session(level_id: str, lang: str = "en", lab: dict | None = None) -> dict:
+    return {"level": level_id, "lang": lang, **({"lab": lab} if lab else {})}
+
+
+@pytest.fixture(scope="module")
+def short_result() -> dict:
+    return run(SHORT)
+
+
+@pytest.fixture
+def short_experiment(monkeypatch: pytest.MonkeyPatch, short_result: dict) -> dict:
+    """The 3-4 lab trains the short experiment's result (computed once for this module), reporting progress."""
+
+    def fake(progress=None) -> dict:
+        for f in (0.5, 1.0):
+            if progress is not None:
+                progress(f, "h = 4")
+        return short_result
+
+    monkeypatch.setattr(api, "EXPERIMENT", SHORT)
+    monkeypatch.setattr(api, "heads_experiment", fake)
+    return short_result
+
+
+# --- the level file -------------------------------------------------------------------------------------------
+
+
+def test_chapter_three_has_the_four_labs() -> None:
+    chapter = next(c for c in load_levels() if c.number == 3)
+    assert [(lv.id, lv.kind) for lv in chapter.levels] == [
+        ("3-1", "formula"), ("3-2", "race"), ("3-3", "fusion"), ("3-4", "heads")]  # fmt: skip
+    formula, race = get_level("3-1"), get_level("3-2")
+    assert {len(formula.rounds["zh"]), len(formula.rounds["en"])} == {3}
+    assert race.guess_at in race.lengths and list(race.lengths) == sorted(race.lengths)
+    assert "gpt3-total-heads" in get_level("3-4").quiz
+    assert all(lv.lab and not lv.sliders for lv in chapter.levels)
+
+
+GOOD = (ROOT / "assets" / "levels" / "chapter3.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("{word: 悲伤, head: emotion}", "{word: 猫, head: emotion}"), r"\(3-1\)\.rounds\.zh\[0\]\.word: '猫' is not"),
+        (("{word: sad, head: emotion}", "{word: sad, head: feelings}"), r"rounds\.en\[0\]\.head: must be a head id"),
+        (("{word: sad, head: emotion}", "{word: sad}"), r"rounds\.en\[0\]: must be a mapping with exactly word"),
+        (("lengths: [16, 64, 256, 1024]", "lengths: [64, 16, 256, 1024]"), r"\(3-2\)\.lengths: must rise"),
+        (("lengths: [16, 64, 256, 1024]", "lengths: [16, 64, 256, 4096]"), r"\(3-2\)\.lengths: must be whole numbers"),
+        (("guess_at: 1024", "guess_at: 512"), r"\(3-2\)\.guess_at: must be one of the lengths"),
+        (("    guess_at: 1024\n", ""), r"\(3-2\)\.guess_at: is missing"),
+        (("quiz: [gpt3-total-heads,", "quiz: [gpt4-heads,"), r"\(3-4\)\.quiz: 'gpt4-heads' is not a question"),
+        (("kind: fusion", "kind: fission"), r"\(3-3\)\.kind: must be one of"),
+    ],
+)
+def test_malformed_chapter_three_file_names_file_and_field(tmp_path: Path, change, message) -> None:
+    path = tmp_path / "chapter3.yaml"
+    assert change[0] in GOOD
+    path.write_text(GOOD.replace(*change, 1), encoding="utf-8")
+    with pytest.raises(LevelError, match=rf"^chapter3\.yaml: .*{message}"):
+        load_chapter(path)
+
+
+def test_chapter_three_unlocks_when_every_chapter_two_level_has_a_star() -> None:
+    progress = game.new_progress()
+    for lv in [lv for c in load_levels() if c.number in (1, 2) for lv in c.levels][:-1]:
+        progress = game.record(progress, lv.id, 80, 1)
+    assert 3 not in game.unlocked_chapters(progress)
+    out = handlers.choose_level(session("2-1"), game.save(progress), {"level": "3-1"})
+    assert set(out) == {"top"} and "locked" in out["top"]["notice"]
+    last = [lv for c in load_levels() if c.number == 2 for lv in c.levels][-1]
+    progress = game.record(progress, last.id, 80, 1)
+    assert {1, 2, 3} <= game.unlocked_chapters(progress)
+    view = handlers.choose_level(session("2-1"), game.save(progress), {"level": "3-1"})
+    assert view["session"]["level"] == "3-1" and view["lab"]["kind"] == "formula" and view["panel"]["kind"] == ""
+
+
+# --- the star rules ---------------------------------------------------------------------------------------------
+
+
+def test_star_rules() -> None:
+    assert [game.formula_stars(p, 6) for p in range(7)] == [0, 0, 1, 1, 2, 2, 3]
+    assert [game.guess_stars(g, 2.0)[1] for g in (2, 3, 0.8, 4.9, 5.1, 8.1, 0.51)] == [3, 3, 2, 2, 1, 0, 1]
+    assert game.guess_stars(1.0, 10.0) == (10.0, 0)
+    acc = {1: 0.28, 2: 0.56, 4: 0.95, 8: 0.997, 16: 0.995}  # 8 and 16 tie
+    assert game.rank_pairs([16, 8, 4, 2, 1], acc) == game.rank_pairs([8, 16, 4, 2, 1], acc) == (10, 10)
+    assert game.rank_pairs([1, 2, 4, 8, 16], acc) == (1, 10)
+    assert [game.rank_stars(r, 10) for r in (10, 9, 8, 7, 6, 5)] == [3, 2, 2, 1, 1, 0]
+    assert [game.bucket(v, game.SHARE_BUCKETS) for v in (0.1, 0.4, 0.86, 0.9, 1.0)] == [0, 1, 2, 3, 3]
+
+
+# --- 3-1 inside the formula -------------------------------------------------------------------------------------
+
+
+def right_answer(lang: str, i: int) -> dict:
+    m = chapter3._round_math(get_level("3-1"), lang, i)
+    return {"winner": str(m["winner"]), "share": str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS))}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_formula_narration_is_true_of_the_real_rows(lang) -> None:
+    """The why: the key with the largest score wins (softmax keeps the order), and the head with nothing to say
+    parks its attention on the sink, so its output is almost nothing."""
+    level = get_level("3-1")
+    rows = [chapter3._round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
+    for m in rows:
+        assert m["winner"] == int(np.argmax(m["scores"])) and abs(m["weights_sum"] - 1) < 1e-5
+        assert chapter3._map_row_diff(level, lang, m) < 1e-5  # the same row as the map the game draws
+        assert m["shapes"]["K"] == [len(m["tokens"]) + 1, 16]
+    sink = [m for m in rows if m["winner_key"] == "⟨sink⟩"]
+    assert sink and all(m["output_norm"] < 0.05 * max(r["output_norm"] for r in rows) for m in sink)
+    assert "sink" in level.why["en"] and "汇点" in level.why["zh"]
+
+
+def test_formula_rounds_are_scored_and_shown_after_the_check() -> None:
+    state, saved = session("3-1", "zh"), fresh()
+    body = handlers.boot('{"lang": "zh", "level": "3-1"}', None)["lab"]["body"]
+    assert 'data-for="softmax"' in body and t("f_locked", "zh") in body  # the softmax is not sent before the check
+    for bad in ({}, {"winner": "99", "share": "1"}, {"winner": "1", "share": "9"}, {"winner": "<b>", "share": "1"}):
+        out = chapter3.check(state, saved, bad)
+        assert set(out) == {"lab"} and "什么都没有改变" in out["lab"]["body"]
+    assert chapter3.next_round(state, saved)["session"]["lab"].get("at", 0) == 0  # no skipping an unchecked round
+    for i in range(3):
+        out = chapter3.check(state, saved, right_answer("zh", i))
+        state, saved = out["session"], out["saved"]
+        assert "本轮 2/2 分" in out["lab"]["body"] and 'data-open="softmax"' in out["lab"]["body"]
+        assert chapter3.check(state, saved, right_answer("zh", i))["session"] == state  # checked once only
+        if i < 2:
+            state = chapter3.next_round(state, saved)["session"]
+    progress = game.load(saved).progress
+    assert progress["stars"]["3-1"] == 3 and 'data-stars="3"' in out["lab"]["body"]
+    again = chapter3.again(state, saved)  # the answers were shown: another try earns at most ★
+    assert again["session"]["lab"] == {"level": "3-1"} and "★☆☆" in again["lab"]["body"]
+
+
+def test_formula_wrong_answers_lose_the_level() -> None:
+    state, saved = session("3-1", "en"), fresh()
+    for i in range(3):
+        m = chapter3._round_math(get_level("3-1"), "en", i)
+        wrong = {"winner": str((m["winner"] + 1) % len(m["keys"])), "share": "0"}
+        out = chapter3.check(state, saved, wrong)
+        state, saved = out["session"], out["saved"]
+        if i == 0:  # the first answer is shown: this try still earns up to ★★★, a later one at most ★
+            assert game.hints_used(game.load(saved).progress, "3-1") == 2
+            assert "This try can still earn ★★★" in out["lab"]["body"]
+        if i < 2:
+            state = chapter3.next_round(state, saved)["session"]
+    assert game.load(saved).progress["stars"]["3-1"] == 0 and t("lab_lost", "en") in out["lab"]["body"]
+
+
+# --- 3-2 the race ----------------------------------------------------------------------------------------------
+
+
+def test_race_narration_same_flops_whatever_the_path_or_the_number_of_heads() -> None:
+    """The why and the fact check: the two tracks do the same FLOPs (and so would one head of d_head = d_model)."""
+    level, d, h = get_level("3-2"), 128, 8
+    for T in level.lengths:
+        assert race_lesson.flops("loop", T, d, h) == race_lesson.flops("batched", T, d, h) == race_lesson.flops(
+            "batched", T, d, 1
+        )
+
+
+def test_race_scores_the_guess_against_the_measured_speed_up() -> None:
+    state, saved = session("3-2"), fresh()
+    for bad in ("", "abc", "0", "-3", "1e9", "nan", None):
+        out = chapter3.race(state, saved, {"guess": bad})
+        assert set(out) == {"lab"} and "nothing was changed" in out["lab"]["body"]
+    seen = []
+    out = chapter3.race(state, saved, {"guess": "2,5"}, lambda f, desc: seen.append(desc))
+    lab = out["session"]["lab"]
+    r = lab["result"]
+    measured = r["speedup"][r["lengths"].index(get_level("3-2").guess_at)]
+    assert lab["guess"] == 2.5 and (lab["factor"], lab["stars"]) == game.guess_stars(2.5, measured)
+    assert game.load(out["saved"]).progress["stars"]["3-2"] == lab["stars"]
+    body = out["lab"]["body"]
+    assert seen and "CPU" in seen[0]
+    assert r["flops_loop"] == r["flops_batched"] and body.count(">equal<") == len(r["lengths"])
+    assert f"×{measured:.2f}" in body and "CPU (" in body and "svg" in body and "sequence length T" in body
+    assert chapter3.race(out["session"], out["saved"], {"guess": "3"}) == {}  # one race an attempt
+
+
+# --- 3-3 fusion ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_fusion_narration_is_true_of_the_measurement(lang) -> None:
+    """The why: without the residual the output hardly resembles the input (mean cosine near 0), with it each word
+    keeps most of what it was; W^O lets every output number hear every head, and each head has d_head numbers."""
+    f = chapter3._fusion(get_level("3-3"), lang)
+    assert abs(f["keep_without_residual"]) < game.KEEP_BUCKETS[0] and f["keep_with_residual"] >= game.KEEP_BUCKETS[1]
+    assert chapter3.weight_heads(f) == len(f["heads"]) and f["heads_per_dim"]["w_o_off"] == 1.0
+    assert f["steps"] == list(chapter3.STEP_KEYS)
+
+
+def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> None:
+    state, saved = session("3-3", "zh"), fresh()
+    right = FUSION_RIGHT
+    for bad in ({**right, "o2": "concat"}, {**right, "keep": ""}, {**right, "reach": "7"}, {}):
+        out = chapter3.check(state, saved, bad)
+        assert set(out) == {"lab"} and "什么都没有改变" in out["lab"]["body"]
+        assert "data-switch" not in out["lab"]["body"]
+    out = chapter3.check(state, saved, right)
+    assert out["session"]["lab"]["stars"] == 3 and game.load(out["saved"]).progress["stars"]["3-3"] == 3
+    body = out["lab"]["body"]
+    assert body.count("data-setting=") == 4 and 'data-switch="wo"' in body and 'data-switch="res"' in body
+    f = chapter3._fusion(get_level("3-3"), "zh")
+    for s in f["switches"]:  # each setting shows its measured keep
+        assert f"= {s['keep']:.2f}" in body
+    wrong = chapter3.check(session("3-3"), fresh(), {**right, "o0": "w_o", "o1": "concat", "keep": "2"})
+    assert wrong["session"]["lab"]["stars"] == 1 and "Not that order" in wrong["lab"]["body"]
+
+
+# --- 3-4 how many heads? and the quiz -----------------------------------------------------------------------------
+
+
+def test_heads_narration_is_true_of_a_real_run(short_result) -> None:
+    """The why: the parameter count is 4·d² + 4·d whatever h; one head is clearly worse; once every relation has a
+    head of its own, more heads no longer help."""
+    r = short_result
+    d = r["d_model"]
+    assert chapter3.param_counts(d, r["heads"]) == r["params"] == [4 * d * d + 4 * d] * len(r["heads"])
+    acc = dict(zip(r["heads"], r["final_accuracy"], strict=True))
+    assert acc[1] <= max(acc.values()) - 0.4
+    enough = min(h for h in r["heads"] if h >= len(SHORT.relations))
+    assert all(acc[h] <= acc[enough] + 0.02 for h in r["heads"] if h > enough)
+
+
+def test_heads_ranking_is_scored_against_the_run(short_experiment) -> None:
+    state, saved = session("3-4"), fresh()
+    for bad in ({}, {f"r{i}": "1" for i in range(5)}, {"r0": "16", "r1": "8", "r2": "4", "r3": "2", "r4": "32"}):
+        out = chapter3.train(state, saved, bad)
+        assert set(out) == {"lab"} and "nothing was changed" in out["lab"]["body"]
+    seen = []
+    ranking = [16, 8, 4, 2, 1]
+    answers = {f"r{i}": str(h) for i, h in enumerate(ranking)}
+    out = chapter3.train(state, saved, answers, lambda f, desc: seen.append(f))
+    lab = out["session"]["lab"]
+    accuracy = dict(zip(short_experiment["heads"], short_experiment["final_accuracy"], strict=True))
+    pairs = game.rank_pairs(ranking, accuracy)
+    assert seen == [0.5, 1.0] and lab["pairs"] == list(pairs) and lab["stars"] == game.rank_stars(*pairs)
+    body = out["lab"]["body"]
+    assert "training step" in body and "all equal" in body and "Vaswani" in body and "Quiz" in body
+
+
+def test_facts_quiz_checks_answers_and_fact_checks_the_lesson(short_experiment) -> None:
+    out = chapter3.train(session("3-4", "zh"), fresh(), {f"r{i}": str(h) for i, h in enumerate([16, 8, 4, 2, 1])})
+    state, saved = out["session"], out["saved"]
+    answers = {"q:gpt3-total-heads": "1152", "q:bert-base-total-heads": "144", "q:mha-params-768": "很多"}
+    quiz = chapter3.quiz(state, saved, answers)
+    assert set(quiz) == {"lab", "session"}  # the quiz earns no stars: progress untouched
+    body = quiz["lab"]["body"]
+    facts = api.facts()
+    gpt3 = next(m for m in facts["models"] if m["id"] == "gpt3-175b")
+    total = f"{gpt3['total_heads']:,}".replace(",", "\u2009")
+    assert f"答案是 {total}" in body and f"{gpt3['layers']} 层 × {gpt3['heads']} 个头 = {total}" in body
+    assert "1\u2009152" in body and "✓ 对：144" in body and "“很多”不是数字" in body
+    assert "你答了 2 题，答对 1 题" in body
+
+
+# --- all labs ------------------------------------------------------------------------------------------------------
+
+
+def test_language_switch_keeps_what_was_done_in_the_lab() -> None:
+    out = chapter3.check(session("3-3", "zh"), fresh(), FUSION_RIGHT)
+    switched = handlers.switch_lang(out["session"], out["saved"], [0.5] * 8, {"lang": "en"})
+    assert switched["session"]["lab"] == out["session"]["lab"] and "Right order" in switched["lab"]["body"]
+    other = handlers.choose_level(out["session"], out["saved"], {"level": "3-3"})  # opening a level starts afresh
+    assert "lab" not in other["session"]
+
+
+def test_english_labs_have_no_chinese_and_text_is_escaped(short_experiment) -> None:
+    done = {
+        "3-1": chapter3.check(session("3-1"), fresh(), right_answer("en", 0)),
+        "3-3": chapter3.check(session("3-3"), fresh(), FUSION_RIGHT),
+        "3-4": chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([1, 2, 4, 8, 16])}),
+    }
+    for level_id, out in done.items():
+        text = re.sub(r"<[^>]+>", " ", out["lab"]["body"])
+        assert not CJK.search(text), (level_id, CJK.findall(text)[:10])
+    nasty = "<script>alert(1)</script> ${alert(2)} {{x}}"
+    level = dataclasses.replace(get_level("3-3"), why={"zh": nasty, "en": nasty})
+    body = chapter3.lab_props(level, "en", game.new_progress(), done["3-3"]["session"]["lab"])["body"]
+    assert "<script" not in body and "${" not in body and "{{" not in body
+    quiz = chapter3.quiz(done["3-4"]["session"], fresh(), {"q:gpt3-total-heads": "${x}<b>"})["lab"]["body"]
+    assert "${x}" not in quiz and "x&#125;<b>" not in quiz and "&#36;&#123;x&#125;&lt;b&gt;" in quiz
+
+
+def test_labs_refuse_events_of_other_levels() -> None:
+    assert chapter3.check(session("2-1"), fresh(), {}) == {}
+    assert chapter3.race(session("3-1"), fresh(), {"guess": "2"}) == {}
+    assert chapter3.train(session("3-2"), fresh(), {}) == {}
+    assert chapter3.quiz(session("3-3"), fresh(), {}) == {}
