@@ -11,7 +11,7 @@ import gradio as gr
 import dragon
 from dragon import api as core_api
 from dragon.levels import LevelError, load_levels
-from ui import chapter3, handlers, play, quiz
+from ui import chapter3, chapter4, handlers, play, quiz
 from ui.layout import build
 from ui.text import i18n_tables
 
@@ -139,9 +139,42 @@ def heads_experiment() -> dict:
     return core_api.heads_experiment()
 
 
+def crystal_ball(text: str, word: str) -> dict:
+    """The real all-MiniLM-L6-v2 (6 layers × 12 heads, shipped in a PyPI package, loaded on the first call): `word`'s
+    attention row in every head over the text's words (English, ≤ 500 characters, ≤ 64 words; word pieces merged):
+    model, layers, heads, tokens, attention[layer][head] (over the words), cls, sep, and best {layer, head, token,
+    weight}, the head sending the word most to another word (layers and heads counted from 0)."""
+    return core_api.crystal_ball(text, word)
+
+
+def tower() -> dict:
+    """Per layer of the real model over the shipped sentences: mean attention distance (words), the share to the
+    previous / next word and to [CLS] / [SEP], per head too, and findings (what the numbers show)."""
+    return core_api.tower()
+
+
+def grow(steps: int = 600, seed: int = 0) -> dict:
+    """Eight heads trained now from random weights on six relations (steps 30…3000): loss and specialisation curves,
+    snapshots of every head's map labelled random → faint → clear → settled by measured specialisation."""
+    return core_api.grow(steps, seed)
+
+
+def prune(active: list[int]) -> dict:
+    """4-3's trained model (seed 0) with its 8 heads switched on (1) or off (0): accuracy and full_accuracy."""
+    return core_api.prune(active)
+
+
+def positions(text: str, lang: str = "auto") -> dict:
+    """The text and its subject/object swap (我爱你 → 你爱我) through the dragon without positions
+    (max_diff_unpermuted_no_positions ~1e-7: the same vectors, permuted) and with sinusoidal positions
+    (diff_with_positions: they differ)."""
+    return core_api.positions(text, lang)
+
+
 ENDPOINTS = {
     "levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze,
     "head_math": head_math, "race": race, "fusion": fusion, "heads_experiment": heads_experiment,
+    "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "positions": positions,
 }  # fmt: skip
 
 
@@ -184,12 +217,25 @@ def build_app() -> gr.Blocks:
             getattr(c["lab"], name)(fn, state, out, api_visibility="private", show_progress="full",
                                     show_progress_on=[c["lab"]], trigger_mode="once", **TIMED)  # fmt: skip
         c["lab"].next(next_fn, state, page_out, api_visibility="private")
+        # chapters 4–5 in the same lab: the real model loaded on first use (with progress), answers scored
+        for name in ("pick", "predict", "stages", "measure", "submit", "badge"):
+            fn, out = wire(c, chapter4.act(name), LAB, event_data=2)
+            getattr(c["lab"], name)(fn, state, out, **quiet)
+        fn, out = wire(c, chapter4.try_own, ["lab", "session"], event_data=2)
+        getattr(c["lab"], "try")(fn, state, out, **quiet)  # `try` is a Python keyword
+        fn, out = wire(c, chapter4.warm, ["lab"], event_data=2, progress=True)
+        c["lab"].warm(fn, state, out, api_visibility="private", show_progress="full", show_progress_on=[c["lab"]],
+                      trigger_mode="once")  # fmt: skip
+        fn, out = wire(c, chapter4.grow, LAB, event_data=2, progress=True)
+        c["lab"].grow(fn, state, out, api_visibility="private", show_progress="full", show_progress_on=[c["lab"]],
+                      trigger_mode="once", **TIMED)  # fmt: skip
         fn, out = wire(c, handlers.export_code, ["codes"])
         c["codes"].export_code(fn, state, out, **quiet)
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
         c["codes"].import_code(fn, state, out, **quiet)
         for name, endpoint in ENDPOINTS.items():
-            gr.api(api_error(endpoint), api_name=name, **(TIMED if name in ("race", "heads_experiment") else {}))
+            timed = TIMED if name in ("race", "heads_experiment", "grow") else {}
+            gr.api(api_error(endpoint), api_name=name, **timed)
     demo.i18n_for_launch = i18n
     return demo
 

@@ -118,6 +118,7 @@ def explain(level_id: str, lang: str = "zh") -> dict:
 # Chapter 3, 并行与融合: inside the formula, the race, fusion, how many heads (each lesson in dragon/lessons/).
 
 EXPERIMENT = heads_lesson.Experiment()  # what heads_experiment() trains; only tests shorten it, the app never does
+GROW_STEPS = growing_lesson.Growth().ex.steps  # what 4-3 trains in the app; only tests shorten it, the app never does
 
 
 def text_reading(text: str, lang: str) -> Reading:

@@ -210,3 +210,35 @@ def rank_stars(right: int, total: int) -> int:
     if total <= 0:
         return 0
     return 3 if right == total else 2 if 5 * right >= 4 * total else 1 if 5 * right >= 3 * total else 0
+
+
+# --- chapters 4–5's star rules ---------------------------------------------------------------------------------
+
+CRYSTAL_SHARES = (0.2, 0.4)  # 4-1: a head with ≥ 20 % of the best head's weight on the target ★, ≥ 40 % ★★
+
+
+def crystal_stars(weight: float, best: float) -> int:
+    """4-1: the picked head's weight on the target against the best head's: the best head ★★★, else by share."""
+    if best <= 0:
+        return 0
+    if weight >= best - 1e-9:
+        return 3
+    return bucket(weight / best, CRYSTAL_SHARES)
+
+
+def points_stars(points: int, out_of: int) -> int:
+    """Predictions checked one point each: all right ★★★, all but one ★★ (three or more questions) or ★, else 0."""
+    if out_of <= 0 or points <= 0:
+        return 0
+    if points >= out_of:
+        return 3
+    if points == out_of - 1:
+        return 2 if out_of >= 3 else 1
+    return 1 if out_of >= 4 and points == out_of - 2 else 0
+
+
+def prune_stars(off: int, most_off: int, reached: bool) -> int:
+    """4-4: no star below the goal or with every head on; the best possible count ★★★, one fewer ★★, two fewer ★."""
+    if not reached or off <= 0:
+        return 0
+    return max(0, 3 - max(0, most_off - off))

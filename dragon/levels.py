@@ -12,7 +12,9 @@ from .claims import check_level
 from .config import HEADS
 from .engine import default_dragon
 from .lessons import facts as facts_table
+from .lessons.positions import read_tokens, swap_permutation
 from .lessons.race import MAX_LENGTH, MAX_LENGTHS
+from .lessons.wordpiece import normalise, split_words
 from .lexicon import ASSETS
 
 LEVEL_DIR = Path(os.environ.get("DRAGON_LEVELS", ASSETS / "levels"))  # a teacher's folder can replace it
@@ -20,7 +22,11 @@ LANGS = ("zh", "en")
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
 # chapter 3's labs: formula (predict a head's softmax winner), race (guess the batched speed-up), fusion (order
 # concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz)
-LAB_KINDS = ("formula", "race", "fusion", "heads")
+LAB_KINDS = ("formula", "race", "fusion", "heads", *("crystal", "tower", "grow", "prune", "positions", "badge"))
+# chapters 4–5 (the same lab panel): crystal (find the real model's head sending `word` to `target`, then try your
+# own sentence), tower (predict the layers' trend), grow (train live, recognise the stages), prune (switch heads
+# off, keep ≥ 90 %), positions (predict whether 我爱你 / 你爱我 differ), badge (make the badge)
+PRONOUNS = ("she", "he", "it", "they")  # crystal levels: the words a player's own sentence may ask about
 KINDS = (*SLIDER_KINDS, "compare", "match", *LAB_KINDS)  # compare: one head vs eight; match: which head found it
 MAX_ROUNDS = 4  # formula levels: questions per language
 SHOWS = ("silhouette", "picture")  # what of the target is drawn: its head profile, or only its attention picture
@@ -77,6 +83,7 @@ class Level:
     rounds: dict[str, tuple[Round, ...]] | None = None  # formula levels: lang -> the questions, in order
     lengths: tuple[int, ...] = ()  # race levels: the sequence lengths T raced
     guess_at: int | None = None  # race levels: the length whose speed-up the player guesses
+    ask: tuple[str, str] | None = None  # crystal levels: (word, target) in the English text, e.g. (they, students)
     quiz: tuple[str, ...] = ()  # heads levels: ids of the facts-quiz questions asked (assets/lessons/facts.yaml)
 
     @property
@@ -247,6 +254,30 @@ class _Reader:
                 raise self.fail(path, f"{q!r} is not a question of facts.yaml ({', '.join(known)})")
         return tuple(value)
 
+    def ask(self, data: dict, where: str, text: str) -> tuple[str, str]:
+        """`ask: {word: they, target: students}`: a pronoun and another word, both words of the English text."""
+        value, path = self.field(data, "ask", where), f"{where}.ask"
+        if not isinstance(value, dict) or set(value) != {"word", "target"}:
+            raise self.fail(path, "must be a mapping with exactly word and target")
+        words = [normalise(w) for w in split_words(text)]
+        for key in ("word", "target"):
+            w = value[key]
+            if not isinstance(w, str) or normalise(w.strip()) not in words:
+                raise self.fail(f"{path}.{key}", f"must be a word of the English text ({' / '.join(words)}), not {w!r}")
+        if normalise(value["word"]) not in PRONOUNS:
+            raise self.fail(f"{path}.word", f"must be one of {', '.join(PRONOUNS)}, not {value['word']!r}")
+        if normalise(value["word"]) == normalise(value["target"]):
+            raise self.fail(f"{path}.target", "must be another word than the word itself")
+        return value["word"].strip(), value["target"].strip()
+
+    def swappable(self, text: Bilingual, where: str) -> None:
+        """A positions level's text in each language must have two different nouns or pronouns to swap."""
+        for lang in LANGS:
+            try:
+                swap_permutation(read_tokens(text[lang], lang)[0].tokens)
+            except ValueError as err:
+                raise self.fail(f"{where}.text.{lang}", str(err)) from None
+
     def level(self, data: dict, where: str, chapter: int) -> Level:
         level_id = self.field(data, "id", where)
         if not isinstance(level_id, str) or not LEVEL_ID.match(level_id):
@@ -280,7 +311,11 @@ class _Reader:
             return Level(**common, lengths=lengths, guess_at=guess_at)
         if kind == "heads":
             return Level(**common, quiz=self.quiz(data, where))
-        if kind == "fusion":
+        if kind == "crystal":
+            return Level(**common, ask=self.ask(data, where, common["text"]["en"]))
+        if kind == "positions":
+            self.swappable(common["text"], where)
+        if kind in ("fusion", "tower", "grow", "prune", "positions", "badge"):
             return Level(**common)
         findings = self.field(data, "findings", where)
         if not isinstance(findings, list) or len(findings) < 2:

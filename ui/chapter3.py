@@ -652,8 +652,14 @@ BODIES = {"formula": _formula_body, "race": _race_body, "fusion": _fusion_body, 
 def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None = None, note: str = "") -> dict:
     """The lab panel for a chapter-3 level: what to predict, and, once checked, the real computation."""
     attempt = attempt if attempt and attempt.get("level") == level.id else {"level": level.id}
-    body = BODIES[level.kind](level, lang, progress, attempt, note)
-    return {"kind": level.kind, "label": esc(t("lab_label", lang)), "body": body, "ack": time.time_ns()}
+    if level.kind in BODIES:
+        body = BODIES[level.kind](level, lang, progress, attempt, note)
+    else:  # chapters 4–5 build on this module's pieces, so they are imported here rather than above
+        from . import chapter4, chapter5
+
+        body = {**chapter4.BODIES, **chapter5.BODIES}[level.kind](level, lang, progress, attempt, note)
+    label = t("lab_label" if level.chapter <= 3 else f"lab_label{level.chapter}", lang)
+    return {"kind": level.kind, "label": esc(label), "body": body, "ack": time.time_ns()}
 
 
 def _context(state: State, saved: Saved) -> tuple[Level, str, dict, Attempt] | None:

@@ -1,6 +1,8 @@
 // Chapter 3's labs (js_on_load). A formula symbol opens its real tensor and 3-3's switches show the measured
 // setting, both without a server call (the server sent every view it allows). Buttons send the player's answers
-// as event data: 'check', 'round', 'race', 'train', 'quiz', 'again', 'next'. The answer appears right under the
+// as event data: 'check', 'round', 'race', 'train', 'quiz', 'again', 'next'; chapters 4–5: 'warm' (asked by the
+// panel itself the first time a level needs the real model), 'pick', 'try', 'predict', 'grow', 'stages', 'measure',
+// 'submit', 'badge'. The answer appears right under the
 // button that asked for it, and is brought into view.
 let opened = null; // the symbol the player last opened, kept across re-renders of the same round
 
@@ -30,8 +32,11 @@ element.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-act]");
   if (!button) return;
   const answers = {};
-  element.querySelectorAll("[data-answer]").forEach((el) => { answers[el.dataset.answer] = el.value; });
-  if (button.dataset.act === "race" || button.dataset.act === "train") button.classList.add("running");
+  element.querySelectorAll("[data-answer]").forEach((el) => {
+    answers[el.dataset.answer] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
+  });
+  if (button.dataset.pick) answers.pick = button.dataset.pick;
+  if (["race", "train", "grow"].includes(button.dataset.act)) button.classList.add("running");
   if (button.dataset.act === "round" || button.dataset.act === "again") opened = null;
   trigger(button.dataset.act, answers);
 });
@@ -53,14 +58,24 @@ element.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-act]");
   if (button) asked = button.dataset.act;
 }, true);
+let warming = 0; // the ack of the panel that last asked for the model: ask once per panel
+function autoload() {
+  const ask = element.querySelector("[data-autoload]");
+  if (ask && warming !== props.ack) { warming = props.ack; trigger(ask.dataset.autoload, {}); }
+}
+
 watch("ack", () => {
   settle();
+  autoload();
   if (!asked) return;
   const target = asked === "quiz"
     ? element.querySelector(".quiz-box")
+    : asked === "try"
+    ? element.querySelector(".try-box > :first-child") || element.querySelector(".try-box")
     : element.querySelector(".result-box > :first-child") || element.querySelector(".result-box");
   asked = null;
   if (target) target.scrollIntoView({ block: "nearest" });
 });
 
 settle();
+autoload();

@@ -79,6 +79,11 @@ def load(progress: Progress | None = None) -> tuple[Bert, WordPiece]:
     return bert, vocab
 
 
+def is_loaded() -> bool:
+    """Whether the weights are in memory already (the next call answers at once)."""
+    return _bert.cache_info().currsize > 0
+
+
 def load_seconds() -> float:
     """How long the first load took (vocabulary and weights), in seconds."""
     _vocab()

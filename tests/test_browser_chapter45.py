@@ -1,0 +1,113 @@
+"""Chapters 4–5 in headless Chromium, one test per level, each played as a player would (pick, predict, train,
+prune, make the badge) with the answer read beside the button, in view; at 1366 × 900, in projector mode at
+1920 × 1080 and on a 390 × 844 phone. Viewport screenshots land in test-artifacts/."""
+
+import pytest
+
+from dragon import api, game
+from dragon.levels import get_level
+from tests.test_browser import browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
+from tests.test_browser_chapter3 import open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
+from ui import chapter4, chapter5
+
+pytestmark = pytest.mark.browser
+SLOW = 60_000
+
+
+def test_crystal_ball_pick_the_head_then_own_sentence_en_projector(open_lab) -> None:  # noqa: F811
+    page = open_lab("level=4-1&lang=en&projector=1", "projector")
+    page.wait_for_selector("#lab .cb-map", timeout=SLOW)  # loaded on first opening, then cached
+    assert page.locator("#lab .cb-map").count() == 72
+    small = text_sizes_below(page, ["#lab .cb-grid"], 20)
+    assert small == [], f"layer/head labels under 20 px: {small[:10]}"
+    shot(page, "ch4-crystal-projector-en")
+    page.locator('#lab .cb-map[data-pick="0,0"]').click()  # a head that does not send they → students
+    page.wait_for_selector("#lab .lab-end")
+    r = api.crystal_ball(get_level("4-1").text["en"], "they", "students")
+    w = r["attention"][0][0][r["target"]["position"]]
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(game.crystal_stars(w, r["best"]["weight"]))
+    assert in_view(page, "#lab .result-head") and "L4H2" in page.locator("#lab .result-head").inner_text()
+    page.locator("#lab [data-answer=text]").fill("The boy kicked the ball and it rolled away.")
+    page.locator("#lab [data-answer=word]").select_option("it")
+    page.locator("#mhd-lab-try").click()
+    page.wait_for_selector("#lab .try-head")
+    assert in_view(page, "#lab .try-head") and "L4H2" in page.locator("#lab .try-head").inner_text()
+    shot(page, "ch4-crystal-projector-en-try")
+
+
+def test_tower_predict_then_figures_zh(open_lab) -> None:  # noqa: F811
+    page = open_lab("level=4-2&lang=zh")
+    page.wait_for_selector("#mhd-lab-predict", timeout=SLOW)
+    page.locator("#mhd-lab-predict").click()  # nothing chosen: a clear message, nothing changed
+    wait_text(page, "#lab .result-box", "什么都没有改变")
+    truth = chapter4.tower_truth(api.tower())
+    page.locator("#lab [data-answer=rises]").select_option("yes")  # the lesson's story; the numbers disagree
+    page.locator("#lab [data-answer=adjacent]").select_option(truth["adjacent"])
+    page.locator("#lab [data-answer=special]").select_option(truth["special"])
+    page.locator("#mhd-lab-predict").click()
+    page.wait_for_selector("#lab .lab-end")
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(game.points_stars(2, 3))
+    assert in_view(page, "#lab .result-head") and page.locator("#lab svg.chart").count() == 1
+    shot(page, "ch4-tower-zh")
+
+
+def test_growing_up_train_then_label_the_stages_en(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(api, "GROW_STEPS", 400)  # a short real run that still reaches every stage
+    page = open_lab("level=4-3&lang=en")
+    page.locator("#mhd-lab-grow").click()
+    page.wait_for_selector("#lab .snap", timeout=SLOW)
+    n = page.locator("#lab .snap").count()
+    assert n >= 2
+    for i in range(n):
+        page.locator(f"#lab [data-answer=s{i}]").select_option("random")  # one label for all: mostly wrong
+    page.locator("#mhd-lab-stages").click()
+    page.wait_for_selector("#lab .lab-end")
+    assert in_view(page, "#lab .result-head")
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(game.points_stars(1, n))
+    assert page.locator("#lab .snap-label").count() == n and page.locator("#lab svg.chart").count() == 2
+    shot(page, "ch4-grow-en")
+
+
+def test_pruning_measure_then_submit_zh_phone(open_lab) -> None:  # noqa: F811
+    page = open_lab("level=4-4&lang=zh", "phone")
+    page.wait_for_selector("#lab .switch", timeout=SLOW)
+    best = api.prune_best(0)
+    page.locator("#lab [data-answer=h0]").set_checked(False)
+    page.locator("#mhd-lab-measure").click()
+    page.wait_for_selector("#lab .result-head[data-accuracy]")
+    assert in_view(page, "#lab .result-head")
+    shown = float(page.locator("#lab .result-head").get_attribute("data-accuracy"))
+    assert shown == api.prune([0] + [1] * 7)["accuracy"]
+    for i, on in enumerate(best["patterns"][0]):
+        page.locator(f"#lab [data-answer=h{i}]").set_checked(bool(on))
+    page.locator("#mhd-lab-submit").click()
+    page.wait_for_selector('#lab .lab-end[data-stars="3"]')
+    assert "Voita" in page.locator("#lab .papers").inner_text()
+    shot(page, "ch4-prune-phone-zh")
+
+
+def test_positions_predict_then_numbers_en(open_lab) -> None:  # noqa: F811
+    page = open_lab("level=5-1&lang=en")
+    page.locator("#lab [data-answer=free]").select_option("differ")
+    page.locator("#lab [data-answer=pos]").select_option("differ")
+    page.locator("#mhd-lab-predict").click()
+    page.wait_for_selector("#lab .lab-end")
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == "1" and in_view(page, "#lab .result-head")
+    p = api.positions(get_level("5-1").text["en"], "en")
+    assert f"{p['max_diff_unpermuted_no_positions']:.1e}" in page.locator("#lab .pos-lines").inner_text()
+    assert chapter5.positions_truth(p) == {"free": "same", "pos": "differ"}
+    shot(page, "ch5-positions-en")
+
+
+def test_badge_made_with_an_escaped_name_zh(open_lab) -> None:  # noqa: F811
+    page = open_lab("level=5-2&lang=zh")
+    page.locator("#lab [data-answer=name]").fill("${1+1}<b>小白")
+    page.locator("#mhd-lab-badge").click()
+    page.wait_for_selector("#lab .badge-svg svg")
+    assert in_view(page, "#lab .result-head")
+    svg = page.locator("#lab .badge-svg svg").inner_html()
+    assert "${1+1}" in page.locator("#lab .badge-svg svg").text_content() and "<b>" not in svg
+    assert page.locator("#mhd-badge-png").get_attribute("href").startswith("data:image/png;base64,")
+    assert page.locator("#mhd-badge-svg").get_attribute("download") == "dragon-badge.svg"
+    assert "★★★" in page.locator("#top .level-pick option[value='5-2']").text_content()
+    shot(page, "ch5-badge-zh")
