@@ -186,6 +186,11 @@ def formula_stars(points: int, out_of: int) -> int:
     return 3 if points >= out_of else 2 if 3 * points >= 2 * out_of else 1 if 3 * points >= out_of else 0
 
 
+def fusion_stars(points: int) -> int:
+    """3-3: a point for the order and one for each guess (three in all); a star a point."""
+    return max(0, min(3, points))
+
+
 def guess_stars(guess: float, measured: float) -> tuple[float, int]:
     """A speed-up guess against the measured one, on a log scale: (the factor between them ≥ 1, stars)."""
     if guess <= 0 or measured <= 0:
@@ -242,3 +247,19 @@ def prune_stars(off: int, most_off: int, reached: bool) -> int:
     if not reached or off <= 0:
         return 0
     return max(0, 3 - max(0, most_off - off))
+
+
+BADGE_CHAPTERS = (1, 2, 3, 4)  # 5-2's stars come from the player's results on these chapters
+BADGE_SHARES = (1 / 3, 2 / 3, 0.9)  # share of the most stars there: ≥ ⅓ ★ (one star a level), ≥ ⅔ ★★, ≥ 90 % ★★★
+
+
+def badge_results(progress: dict) -> tuple[int, int]:
+    """(stars earned, most stars possible) over the levels of chapters 1–4."""
+    ids = [lv.id for c in load_levels() if c.number in BADGE_CHAPTERS for lv in c.levels]
+    return sum(int(progress["stars"].get(i, 0)) for i in ids), 3 * len(ids)
+
+
+def badge_stars(progress: dict) -> int:
+    """5-2, the finale: stars by the share of chapters 1–4's stars the player holds; nothing earned, no star."""
+    got, most = badge_results(progress)
+    return bucket(got / most, BADGE_SHARES) if most else 0

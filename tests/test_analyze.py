@@ -117,12 +117,14 @@ def test_non_string_is_a_clear_error() -> None:
 def test_huge_text_is_cut_fast(unit: str) -> None:
     text = (unit * (100_000 // len(unit) + 1))[:100_000]
     analyze("预热 warm up")  # jieba's dictionary loads once per process; time the cut, not the load
-    start = time.perf_counter()
-    r = analyze(text)
-    elapsed = time.perf_counter() - start
+    times = []
+    for k in range(3):  # the best of three: a busy machine may stall any one run
+        start = time.perf_counter()
+        r = analyze(f"{k}" + text[1:])  # a different start each time, so the reading cache cannot answer
+        times.append(time.perf_counter() - start)
     assert r["truncated"] is True
     assert 0 < len(r["tokens"]) <= MAX_TOKENS
-    assert elapsed < 0.2, f"{elapsed:.3f}s"
+    assert min(times) < 0.2, f"{min(times):.3f}s"
 
 
 def test_exactly_at_cap_is_not_truncated() -> None:

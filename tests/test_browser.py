@@ -74,15 +74,22 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))  # the viewport: what the player sees
 
 
-def in_view(page, selector: str) -> bool:
-    """The element's whole box lies inside the viewport."""
-    return page.evaluate(
-        """(sel) => { const el = document.querySelector(sel); if (!el) return false;
-        const r = el.getBoundingClientRect();
-        return r.height > 0 && r.top >= -1 && r.left >= -1
-          && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1; }""",
-        selector,
-    )
+IN_VIEW = """(sel) => { const el = document.querySelector(sel); if (!el) return false;
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= -1 && r.left >= -1
+      && r.bottom <= innerHeight + 1 && r.right <= innerWidth + 1; }"""
+
+
+def in_view(page, selector: str, within_ms: int = 1500) -> bool:
+    """The element's whole box lies inside the viewport, now or within a moment (the page scrolls an answer into
+    view in the frames after it arrives, as the player sees it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(IN_VIEW, arg=selector, timeout=within_ms)
+        return True
+    except PlaywrightTimeout:
+        return False
 
 
 def score(page) -> str:

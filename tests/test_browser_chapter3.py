@@ -22,9 +22,9 @@ def open_lab(browser, app_url):  # noqa: F811
     """open_lab(query, size) → a page of the app on a chapter-3 lab, ready; page errors fail the test."""
     contexts, errors = [], []
 
-    def opener(query: str, size: str = "desktop"):
+    def opener(query: str, size: str = "desktop", **options):
         width, height = SIZES[size]
-        context = browser.new_context(viewport={"width": width, "height": height})
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -54,6 +54,7 @@ def visible_tensor(page) -> str:
 def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
     page = open_lab("level=3-1&lang=zh")
     level = get_level("3-1")
+    assert "(d_head) = (16)" in visible_tensor(page)  # q is open first: the scores would give the winner away
     page.locator("#lab button[data-sym=q]").click()
     assert "(d_head) = (16)" in visible_tensor(page)
     page.locator("#lab button[data-sym=K]").click()
@@ -74,7 +75,8 @@ def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
         assert in_view(page, "#lab .result-head"), f"round {i + 1}: the answer is out of view"
         winner = page.locator("#lab [data-for=softmax] .kbar.win")  # the real softmax row, its winner framed
         assert winner.locator(".kval").inner_text() == f"{max(m['weights']):.3f}"
-        assert m["winner_key"] in winner.locator(".kname").inner_text()
+        assert chapter3.key_labels(m, "zh")[m["winner"]] in winner.locator(".kname").inner_text()
+        assert "sink" not in page.locator("#lab").inner_text()  # the sink key is ⟨汇点⟩ in Chinese
         if i == 0:
             shot(page, "ch3-formula-zh-round1")
         if i < 2:
@@ -120,12 +122,12 @@ def test_fusion_order_predict_and_switch_zh_phone(open_lab) -> None:
     for i, step in enumerate(chapter3.STEP_KEYS):
         page.locator(f"#lab [data-answer=o{i}]").select_option(step)
     page.locator("#lab [data-answer=keep]").select_option("0")
-    page.locator("#lab [data-answer=reach]").select_option("2")
+    f = api.fusion(get_level("3-3").text["zh"], "zh")
+    page.locator("#lab [data-answer=reach]").select_option(str(chapter3._fusion_truth(f)[2]))
     page.locator("#mhd-lab-check").click()
     wait_text(page, "#lab .result-head", "3/3 分")
     assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").get_attribute("data-stars") == "3"
     shot(page, "ch3-fusion-phone-zh")
-    f = api.fusion(get_level("3-3").text["zh"], "zh")
     keep = {(s["w_o"], s["residual"]): s["keep"] for s in f["switches"]}
     page.locator("#lab [data-switch=res]").scroll_into_view_if_needed()
     for w_o, residual in ((True, False), (False, False), (False, True)):
@@ -170,3 +172,78 @@ def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.Mon
     assert f"{gpt3['layers']} layers × {gpt3['heads']} heads" in fact and "1\u2009152" in fact
     assert in_view(page, "#lab .q-result.wrong")
     shot(page, "ch3-heads-en-quiz")
+
+
+# --- QA round 2: a refusal twice frees the button; a phone never scrolls sideways ------------------------------------
+
+MOBILE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+
+
+def page_fits(page) -> bool:
+    """No sideways scroll: the page is no wider than the phone's own width."""
+    width = page.viewport_size["width"]
+    return page.evaluate("(w) => document.documentElement.scrollWidth <= Math.min(w, window.innerWidth)", width)
+
+
+def refused_twice(page, act: str, text: str) -> None:
+    """Press the button twice with the same bad input: the same refusal both times, and the button is free again."""
+    for _ in range(2):
+        page.locator(f"#mhd-lab-{act}").click(timeout=5_000)
+        wait_text(page, "#lab .result-box", text)
+        free = f"!document.querySelector('#mhd-lab-{act}').classList.contains('running')"
+        page.wait_for_function(free, timeout=5_000)
+
+
+def test_race_refused_twice_then_runs_and_fits_a_phone(open_lab) -> None:
+    page = open_lab("level=3-2&lang=en", "phone", **MOBILE)
+    assert page_fits(page)
+    page.locator("#lab [data-answer=guess]").fill("-1")
+    refused_twice(page, "race", "nothing was changed")
+    page.locator("#lab [data-answer=guess]").fill("3")
+    page.locator("#mhd-lab-race").click(timeout=5_000)
+    page.wait_for_selector("#lab .result-head[data-measured]", timeout=60_000)
+    assert page_fits(page), page.evaluate("document.documentElement.scrollWidth")
+    chart = page.locator("#lab svg.chart").bounding_box()
+    assert chart["x"] >= 0 and chart["x"] + chart["width"] <= 390  # the chart shrinks to the screen
+    assert f"{game.GUESS_FACTORS[0]:g}" in page.locator("#lab .rule").inner_text()  # the star rule, under the question
+    assert page.eval_on_selector("#lab .table-wrap", "w => w.scrollWidth <= w.clientWidth")  # every column shows
+    page.locator("#lab table.flops").scroll_into_view_if_needed()
+    shot(page, "ch3-race-phone-en-flops")
+
+
+def test_heads_refused_twice_then_trains_and_fits_a_phone_zh(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=15))  # a short real run
+    page = open_lab("level=3-4&lang=zh", "phone", **MOBILE)
+    assert page_fits(page), page.evaluate("document.documentElement.scrollWidth")
+    refused_twice(page, "train", "什么都没有改变")  # an empty ranking, twice
+    for i, h in enumerate([16, 8, 4, 2, 1]):
+        page.locator(f"#lab [data-answer=r{i}]").select_option(str(h))
+    page.locator("#mhd-lab-train").click(timeout=5_000)
+    page.wait_for_selector("#lab .result-head", timeout=120_000)
+    assert page_fits(page), page.evaluate("document.documentElement.scrollWidth")
+    assert page.locator("#lab .vaswani").count() == 0  # the paper's table would answer the quiz's question
+    page.locator("#lab svg.chart").scroll_into_view_if_needed()
+    shot(page, "ch3-heads-phone-zh-chart")
+    page.locator('#lab [data-answer="q:vaswani-one-head-bleu"]').fill("20")
+    page.locator("#mhd-lab-quiz").click()
+    page.wait_for_selector("#lab .vaswani")
+    one_head = next(r for r in api.facts()["vaswani"]["rows"] if r["h"] == 1)
+    assert f"h = 1: {one_head['bleu']:.1f} BLEU" in page.locator("#lab .vaswani").inner_text()
+    assert page_fits(page)
+
+
+def test_formula_buttons_and_fusion_switches_are_big_enough_to_tap(open_lab) -> None:
+    page = open_lab("level=3-1&lang=en", "phone", **MOBILE)
+    heights = page.eval_on_selector_all("#lab button[data-sym]", "bs => bs.map(b => b.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 40, heights
+    assert page_fits(page)
+    page = open_lab("level=3-3&lang=en", "phone", **MOBILE)
+    for i, step in enumerate(chapter3.STEP_KEYS):
+        page.locator(f"#lab [data-answer=o{i}]").select_option(step)
+    page.locator("#lab [data-answer=keep]").select_option("0")
+    page.locator("#lab [data-answer=reach]").select_option("1")
+    page.locator("#mhd-lab-check").click()
+    page.wait_for_selector("#lab [data-switch]")
+    heights = page.eval_on_selector_all("#lab .switches label", "ls => ls.map(l => l.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 40, heights
+    assert page_fits(page)

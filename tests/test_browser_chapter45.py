@@ -2,9 +2,12 @@
 prune, make the badge) with the answer read beside the button, in view; at 1366 × 900, in projector mode at
 1920 × 1080 and on a 390 × 844 phone. Viewport screenshots land in test-artifacts/."""
 
+import re
+
 import pytest
 
 from dragon import api, game
+from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.levels import get_level
 from tests.test_browser import browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
 from tests.test_browser_chapter3 import open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
@@ -109,5 +112,32 @@ def test_badge_made_with_an_escaped_name_zh(open_lab) -> None:  # noqa: F811
     assert "${1+1}" in page.locator("#lab .badge-svg svg").text_content() and "<b>" not in svg
     assert page.locator("#mhd-badge-png").get_attribute("href").startswith("data:image/png;base64,")
     assert page.locator("#mhd-badge-svg").get_attribute("download") == "dragon-badge.svg"
-    assert "★★★" in page.locator("#top .level-pick option[value='5-2']").text_content()
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == "0"  # nothing played: the finale earns none
+    assert page.locator("#lab .badge-share").get_attribute("data-stars") == "0"
     shot(page, "ch5-badge-zh")
+
+
+def test_crystal_ball_long_and_bad_own_sentences_zh_phone(open_lab) -> None:  # noqa: F811
+    page = open_lab("level=4-1&lang=zh", "phone")
+    page.wait_for_selector("#lab .cb-map", timeout=SLOW)
+    assert page.locator("#lab .star-rule").count() == 1  # the rule is there before the pick
+    page.locator('#lab .cb-map[data-pick="0,0"]').click()
+    page.wait_for_selector("#lab .cb-try")
+    wide = "Supercalifragilisticexpialidocious" * 14  # 476 characters in one word: no pronoun, nothing to break at
+    for text in (wide + " and so on", "", "The dog barked. " * 31):
+        page.locator("#lab [data-answer=text]").fill(text[: crystal_lesson.MAX_CHARS])
+        page.locator("#mhd-lab-try").click()
+        page.wait_for_selector("#lab .try-box .notice")
+        said = page.locator("#lab .try-box").inner_text()
+        assert not re.search(r"The text|is not a word|type an English|[a-z]+ [a-z]+ [a-z]+ [a-z]+", said), said
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), text[:40]
+        page.locator("#lab .try-box .notice").evaluate("e => e.remove()")
+    lab_text = page.locator("#lab div.lab-crystal").inner_text()
+    assert "MIT" in lab_text and "权重" in lab_text and "the weights" not in lab_text  # the licence line in Chinese
+    page.locator("#lab [data-answer=text]").fill("She said she would come.")
+    page.locator("#lab [data-answer=word]").select_option("she")
+    page.locator("#mhd-lab-try").click()
+    page.wait_for_selector("#lab .try-head")
+    assert "[CLS]/[SEP]" in page.locator("#lab .try-box").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, "ch4-crystal-phone-zh-try")

@@ -17,8 +17,14 @@ from ui.text import t
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u3400-\u9fff]")
-FUSION_RIGHT = {"o0": "concat", "o1": "w_o", "o2": "residual", "keep": "0", "reach": "2"}
 SHORT = Experiment(steps=150, curve_points=15)  # the tests' short run: ~4 s, the same shape as the real one
+
+
+def fusion_right(lang: str) -> dict:
+    """3-3's right answers, from the measurement itself: the reach answer is the bucket of the effective count."""
+    f = chapter3._fusion(get_level("3-3"), lang)
+    reach = game.bucket(f["heads_per_dim"]["w_o_on"], game.REACH_BUCKETS)
+    return {"o0": "concat", "o1": "w_o", "o2": "residual", "keep": "0", "reach": str(reach)}
 
 
 def fresh() -> str:
@@ -217,11 +223,33 @@ def test_fusion_narration_is_true_of_the_measurement(lang) -> None:
     assert abs(f["keep_without_residual"]) < game.KEEP_BUCKETS[0] and f["keep_with_residual"] >= game.KEEP_BUCKETS[1]
     assert chapter3.weight_heads(f) == len(f["heads"]) and f["heads_per_dim"]["w_o_off"] == 1.0
     assert f["steps"] == list(chapter3.STEP_KEYS)
+    # …every output number has some weight from every head, yet in effect a few heads make up most of it
+    assert game.bucket(chapter3.effective_heads(f), game.REACH_BUCKETS) == 1
+    why = get_level("3-3").why[lang]
+    assert ("every head" in why and "a few heads" in why) if lang == "en" else ("每个头" in why and "少数几个头" in why)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_fusion_reach_answer_is_the_measured_effective_count(lang) -> None:
+    """The question asks for the effective count the screen measures; the accepted answer is the bucket that
+    holds it (computed, never typed in), and the result shows both the effective and the nonzero-weight count."""
+    f = chapter3._fusion(get_level("3-3"), lang)
+    n = chapter3.effective_heads(f)
+    right = fusion_right(lang)
+    assert int(right["reach"]) == game.bucket(n, game.REACH_BUCKETS) == chapter3._fusion_truth(f)[2]
+    out = chapter3.check(session("3-3", lang), fresh(), right)
+    assert out["session"]["lab"]["points"] == 3
+    body = out["lab"]["body"]
+    both = t("u_hpd", lang, n=f"{n:.2f}", w=chapter3.weight_heads(f))  # the effective and the nonzero-weight count
+    assert f"{n:.2f}" in body and both in body.replace("&#x27;", "'")
+    others = [str(i) for i in range(len(game.REACH_BUCKETS) + 1) if str(i) != right["reach"]]
+    for other in others:  # any other bucket loses the point
+        assert chapter3.check(session("3-3", lang), fresh(), {**right, "reach": other})["session"]["lab"]["points"] == 2
 
 
 def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> None:
     state, saved = session("3-3", "zh"), fresh()
-    right = FUSION_RIGHT
+    right = fusion_right("zh")
     for bad in ({**right, "o2": "concat"}, {**right, "keep": ""}, {**right, "reach": "7"}, {}):
         out = chapter3.check(state, saved, bad)
         assert set(out) == {"lab"} and "什么都没有改变" in out["lab"]["body"]
@@ -233,7 +261,7 @@ def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> 
     f = chapter3._fusion(get_level("3-3"), "zh")
     for s in f["switches"]:  # each setting shows its measured keep
         assert f"= {s['keep']:.2f}" in body
-    wrong = chapter3.check(session("3-3"), fresh(), {**right, "o0": "w_o", "o1": "concat", "keep": "2"})
+    wrong = chapter3.check(session("3-3"), fresh(), {**fusion_right("en"), "o0": "w_o", "o1": "concat", "keep": "2"})
     assert wrong["session"]["lab"]["stars"] == 1 and "Not that order" in wrong["lab"]["body"]
 
 
@@ -241,15 +269,19 @@ def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> 
 
 
 def test_heads_narration_is_true_of_a_real_run(short_result) -> None:
-    """The why: the parameter count is 4·d² + 4·d whatever h; one head is clearly worse; once every relation has a
-    head of its own, more heads no longer help."""
+    """The why: the parameter count is 4·d² + 4·d whatever h; one head is clearly worse; a few heads, fewer than
+    the relations, already get nearly everything right, and more heads no longer help."""
     r = short_result
     d = r["d_model"]
     assert chapter3.param_counts(d, r["heads"]) == r["params"] == [4 * d * d + 4 * d] * len(r["heads"])
     acc = dict(zip(r["heads"], r["final_accuracy"], strict=True))
     assert acc[1] <= max(acc.values()) - 0.4
-    enough = min(h for h in r["heads"] if h >= len(SHORT.relations))
-    assert all(acc[h] <= acc[enough] + 0.02 for h in r["heads"] if h > enough)
+    nearly = 0.05  # "nearly everything right": within 5 points of the best accuracy
+    few = min(h for h in r["heads"] if acc[h] >= max(acc.values()) - nearly)
+    assert few < len(SHORT.relations)
+    assert all(acc[h] <= acc[few] + nearly for h in r["heads"] if h > few)
+    why = get_level("3-4").why
+    assert "fewer than there are relations" in why["en"] and "比关系数还少" in why["zh"]
 
 
 def test_heads_ranking_is_scored_against_the_run(short_experiment) -> None:
@@ -288,7 +320,7 @@ def test_facts_quiz_checks_answers_and_fact_checks_the_lesson(short_experiment) 
 
 
 def test_language_switch_keeps_what_was_done_in_the_lab() -> None:
-    out = chapter3.check(session("3-3", "zh"), fresh(), FUSION_RIGHT)
+    out = chapter3.check(session("3-3", "zh"), fresh(), fusion_right("zh"))
     switched = handlers.switch_lang(out["session"], out["saved"], [0.5] * 8, {"lang": "en"})
     assert switched["session"]["lab"] == out["session"]["lab"] and "Right order" in switched["lab"]["body"]
     other = handlers.choose_level(out["session"], out["saved"], {"level": "3-3"})  # opening a level starts afresh
@@ -298,7 +330,7 @@ def test_language_switch_keeps_what_was_done_in_the_lab() -> None:
 def test_english_labs_have_no_chinese_and_text_is_escaped(short_experiment) -> None:
     done = {
         "3-1": chapter3.check(session("3-1"), fresh(), right_answer("en", 0)),
-        "3-3": chapter3.check(session("3-3"), fresh(), FUSION_RIGHT),
+        "3-3": chapter3.check(session("3-3"), fresh(), fusion_right("en")),
         "3-4": chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([1, 2, 4, 8, 16])}),
     }
     for level_id, out in done.items():
@@ -317,3 +349,106 @@ def test_labs_refuse_events_of_other_levels() -> None:
     assert chapter3.race(session("3-1"), fresh(), {"guess": "2"}) == {}
     assert chapter3.train(session("3-2"), fresh(), {}) == {}
     assert chapter3.quiz(session("3-3"), fresh(), {}) == {}
+
+
+# --- QA round 2: the sink's name, the star rules, the quiz's range and its give-away, small text fixes ------------
+
+
+def page_text(body: str) -> str:
+    return re.sub(r"<[^>]+>", " ", body)
+
+
+def test_formula_lab_names_the_sink_in_chinese_and_hides_the_scores_before_the_check() -> None:
+    level = get_level("3-1")
+    body = handlers.boot('{"lang": "zh", "level": "3-1"}', None)["lab"]["body"]
+    assert 'data-open="q"' in body and 'class="kbar' not in body  # the scores would give the winner away
+    assert "sink" not in page_text(body) and "⟨汇点⟩" in body
+    sink_round = next(i for i in range(3) if chapter3._round_math(level, "zh", i)["winner_key"] == "⟨sink⟩")
+    state, saved = session("3-1", "zh"), fresh()
+    for i in range(sink_round + 1):
+        out = chapter3.check(state, saved, right_answer("zh", i))
+        state, saved = out["session"], out["saved"]
+        if i < sink_round:
+            state = chapter3.next_round(state, saved)["session"]
+    text = page_text(out["lab"]["body"])
+    assert "sink" not in text and "赢家是 ⟨汇点⟩" in text and "≈ 1" in text and "1.000" not in text
+    en = page_text(chapter3.lab_props(level, "en", game.new_progress(), {"level": "3-1"})["body"])
+    assert "⟨sink⟩" in en and "汇点" not in en
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One line under each question, computed from dragon/game.py's rules and constants (not retyped)."""
+    progress = game.new_progress()
+    lines = {lid: chapter3.rule_html(get_level(lid), lang) for lid in ("3-1", "3-2", "3-3", "3-4")}
+    for lid, line in lines.items():
+        assert line in chapter3.lab_props(get_level(lid), lang, progress)["body"]
+    m = 2 * len(get_level("3-1").rounds[lang])
+    least = {n: min(p for p in range(m + 1) if game.formula_stars(p, m) >= n) for n in (2, 1)}
+    assert lines["3-1"] == f'<p class="rule">{t("rule_formula", lang, m=m, b=least[2], c=least[1])}</p>'
+    assert all(f"{f:g}" in lines["3-2"] for f in game.GUESS_FACTORS)
+    pairs = 10  # five models: 5 · 4 / 2 pairs
+    assert chapter3.least_for(lambda p: game.rank_stars(p, pairs), pairs) == [10, 8, 6]
+    assert chapter3.least_for(game.fusion_stars, 3) == [3, 2, 1]
+    monkeypatch.setattr(game, "GUESS_FACTORS", (1.2, 2.0, 3.0))  # the rule line follows the constants
+    assert "1.2" in chapter3.rule_html(get_level("3-2"), lang)
+    if lang == "en":
+        assert not CJK.search(" ".join(lines.values()))
+
+
+def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experiment) -> None:
+    out = chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([16, 8, 4, 2, 1])})
+    assert all(api.facts_quiz(q, 0)["answer"] < chapter3.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
+    quiz = chapter3.quiz(out["session"], out["saved"], {"q:gpt3-total-heads": "-1", "q:bert-base-total-heads": "1e9"})
+    body = quiz["lab"]["body"]
+    assert body.count('class="notice') == 2 and "“-1” is not a sensible answer" in body and "“1e9” is not" in body
+    assert "You said" not in body and "Right:" not in body  # neither was scored
+    given = quiz["session"]["lab"]["quiz"]
+    assert given["gpt3-total-heads"] == {"bad": "-1", "range": True}
+    zh = chapter3.lab_props(get_level("3-4"), "zh", game.new_progress(), quiz["session"]["lab"])["body"]
+    assert "“-1”不是一个合理的答案" in zh
+
+
+def test_the_papers_bleu_line_waits_for_the_bleu_question(short_experiment) -> None:
+    out = chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([16, 8, 4, 2, 1])})
+    body = out["lab"]["body"]
+    one_head = next(r for r in api.facts()["vaswani"]["rows"] if r["h"] == 1)
+    line = f"h = 1: {one_head['bleu']:.1f} BLEU"
+    assert "vaswani-one-head-bleu" in get_level("3-4").quiz
+    assert line not in body and "Vaswani et al. 2017, Table" not in body
+    assert body.count("class=\"formula-line\"") == 1  # the parameter formula once, above the ranking
+    other = chapter3.quiz(out["session"], out["saved"], {"q:gpt3-total-heads": "9216"})
+    assert line not in other["lab"]["body"]  # another question checked: still hidden
+    done = chapter3.quiz(other["session"], out["saved"], {"q:vaswani-one-head-bleu": "20"})
+    assert line in done["lab"]["body"] and "class=\"note vaswani\"" in done["lab"]["body"]
+
+
+def test_small_text_fixes() -> None:
+    from ui import top
+
+    options = top.options_html("3-1", game.new_progress(), "en")
+    assert "  " not in options and "3-1 Inside the formula ☆☆☆" in options
+    llama = next(m for m in api.facts()["models"] if m["kv_heads"] != m["heads"])
+    quiz = chapter3._quiz_html(get_level("3-4"), "en", {"level": "3-4"})
+    assert f"{llama['layers']} × {llama['heads']} ({llama['kv_heads']} key/value heads, GQA)" in quiz
+    for lid in ("3-1", "3-3"):  # Wᴼ, never a caret, in what the player reads
+        for lang in ("zh", "en"):
+            level = get_level(lid)
+            text = page_text(chapter3.lab_props(level, lang, game.new_progress())["body"]) + level.story[lang]
+            assert "W^O" not in text and "^" not in level.why[lang]
+    assert "Wᴼ" in get_level("3-3").story["en"]
+
+
+def test_line_chart_labels_sit_after_a_swatch_of_their_line() -> None:
+    import pandas as pd
+
+    from ui.charts import W, line_chart
+
+    frame = pd.DataFrame({"x": [1, 2, 1, 2], "y": [1.0, 2.0, 2.0, 1.0], "s": ["a", "a", "b", "b"]})
+    long_name = "mean of 8 heads"
+    colours = {"a": "#c2410c", "b": "#1f4e9c"}
+    svg = line_chart(frame, "x", "y", "s", title="t", x_label="x", y_label="y", colours=colours, names={"b": long_name})
+    for colour in ("#c2410c", "#1f4e9c"):
+        assert re.search(rf'<line [^>]*stroke="{colour}"[^>]*class="swatch"', svg)
+    x = float(re.search(rf'<text x="([\d.]+)"[^>]*class="line-label">{long_name}<', svg).group(1))
+    assert x + len(long_name) * 14 * 0.62 <= W  # the longest label fits inside the chart

@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from dragon import api, game
+from dragon.lessons import badge
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.levels import LevelError, get_level, load_chapter, load_levels
 from ui import chapter4, chapter5
+from ui.chapter3 import mark
+from ui.draw import esc, star_text
 from ui.text import t
 
 ASK = "ask: {word: they, target: students}"
@@ -110,5 +113,75 @@ def test_badge_escapes_the_name() -> None:
     progress, attempt, note = chapter5.make_badge(get_level("5-2"), "en", game.new_progress(), {"level": "5-2"},
                                                   {"name": "${alert(1)}<script>"})  # fmt: skip
     body = chapter5._badge_body(get_level("5-2"), "en", progress, attempt, "")
-    assert progress["stars"]["5-2"] == 3 and not note
+    assert progress["stars"]["5-2"] == 0 and attempt["stars"] == 0 and not note  # nothing played: no star
     assert "<script>" not in body and "${" not in body and re.search(r'href="data:image/png;base64,', body)
+
+
+def test_badge_stars_come_from_the_players_results() -> None:
+    level = get_level("5-2")
+    ids = [lv.id for c in load_levels() if c.number in game.BADGE_CHAPTERS for lv in c.levels]
+    for each, want in ((0, 0), (1, 1), (2, 2), (3, 3)):
+        progress = game.new_progress()
+        for i in ids:
+            progress = game.record(progress, i, 50, each)
+        assert game.badge_stars(progress) == want == game.bucket(each / 3, game.BADGE_SHARES)
+        progress, attempt, _ = chapter5.make_badge(level, "en", progress, {"level": "5-2"}, {"name": ""})
+        assert attempt["stars"] == want and progress["stars"].get("5-2", 0) == want
+    body = chapter5._badge_body(level, "zh", game.new_progress(), {"level": "5-2"}, "")
+    assert "badge-share" in body and f"0/{3 * len(ids)}" in body and "star-rule" in body  # shown before making
+
+
+@pytest.mark.parametrize("name", ["W" * 24, "龙" * 24, "Bo"])
+def test_badge_name_fits_the_ribbon(name: str) -> None:
+    svg = badge.badge_svg(game.new_progress(), name, "en")
+    m = re.search(r'<text class="badge-name"[^>]*font-size="(\d+)"[^>]*textLength="([\d.]+)"', svg)
+    size, length = int(m.group(1)), float(m.group(2))
+    assert length <= badge.NAME_ROOM < badge.RIBBON and badge.NAME_MIN <= size <= badge.NAME_SIZE
+    assert badge.name_width(name, size) <= badge.NAME_ROOM or size == badge.NAME_MIN
+    assert 'lengthAdjust="spacingAndGlyphs"' in svg
+
+
+def test_own_sentence_looks_at_the_last_pronoun_and_the_specials() -> None:
+    best = api.crystal_ball(get_level("4-1").text["en"], "they", "students")["best"]
+    mine = chapter4.own_sentence("She said she would come.", "she", best)
+    assert mine["position"] == 2 and mine["times"] == 2
+    assert abs(mine["on_words"] + mine["specials"] + mine["row"][2] - 1) < 1e-3  # the row sums to 1
+    said = chapter4._try_result("en", mine, best)
+    assert "[CLS]/[SEP]" in said and "looks at the last one" in said
+    assert ("mostly looks" in said or "parks most" in said) == (mine["on_words"] < chapter4.LOW_ON_WORDS)
+
+
+@pytest.mark.parametrize("text,word", [("", "it"), ("   ", "it"), ("我爱你，它很好。", "it"), ("x" * 500 + " it", "it"),
+                                       (" ".join(["word"] * 80), "it"), ("The cat sat on the mat. " * 8, "it")])
+def test_own_sentence_errors_speak_the_players_language(text: str, word: str) -> None:
+    level = get_level("4-1")
+    for lang in ("zh", "en"):
+        given = {"text": text, "word": word}
+        note = chapter4.try_sentence(level, lang, {"level": "4-1", "pick": [0, 0]}, given)["try_note"]
+        assert note and len(note) < 2000
+        if lang == "zh":
+            english = r"The text|is not a word|type an English|characters;|[a-z]+ [a-z]+ [a-z]+ [a-z]+"
+            assert not re.search(english, note), note
+        assert note.count(" / ") <= chapter4.SHOWN_WORDS
+
+
+def test_star_rules_are_shown_before_answering() -> None:
+    for lang in ("zh", "en"):
+        assert f"{game.CRYSTAL_SHARES[1]:.0%}" in chapter4.crystal_rule(lang)
+        assert f"2/3 {star_text(game.points_stars(2, 3))}" in chapter4.points_rule(lang, 3)
+        assert star_text(game.prune_stars(7, 8, True)) in chapter4.prune_rule(lang)
+        assert f"{game.BADGE_SHARES[2]:.0%}" in chapter5.badge_rule(lang)
+        body = chapter5._positions_body(get_level("5-1"), lang, game.new_progress(), {"level": "5-1"}, "")
+        assert "star-rule" in body
+
+
+def test_tower_marks_show_the_question_and_the_answer() -> None:
+    tw = api.tower()
+    truth = chapter4.tower_truth(tw)
+    wrong = "no" if truth["rises"] == "yes" else "yes"
+    attempt = {"level": "4-2", "answers": {"rises": wrong, "adjacent": truth["adjacent"], "special": truth["special"]},
+               "points": 2, "stars": 2}
+    body = chapter4._tower_body(get_level("4-2"), "en", game.new_progress(), attempt, "")
+    said = t("tw_mark", "en", q=t("tw_k_rises", "en"), a=t(wrong, "en"), ok=mark(False, "en"))
+    assert said.startswith("grows every layer? you said") and esc(said) in body
+    assert f"layer {truth['adjacent']}" in body

@@ -16,6 +16,7 @@ from dragon import api, game
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS
 from dragon.device import best_device
+from dragon.lessons.head_math import SINK
 from dragon.lessons.heads_experiment import curves_frame
 from dragon.lessons.race import flops, race_frame
 from dragon.levels import Level, get_level
@@ -32,9 +33,11 @@ Attempt = dict  # {"level": id, …}: the rounds answered (3-1), the race (3-2),
 Progress = Callable[..., object] | None  # gr.Progress, or None outside the app
 HIDDEN = {"body": "", "kind": ""}
 STEP_KEYS = ("concat", "w_o", "residual")
+FUSION_POINTS = 3  # 3-3: the order, the keep guess, the reach guess
 GUESS_RANGE = (0.1, 1000.0)
 REACH_MIN = 0.01  # a head "writes into" an output number when it has at least this share of the weights into it
 RACE_COLOURS = {"loop": "#c2410c", "batched": "#1f4e9c"}
+QUIZ_MAX = 10**9  # 3-4's quiz: an answer must be at least 0 and under this (every answer is far below it)
 HEADS_COLOURS = ("#8e9aa6", "#d4a017", "#2e9e4f", "#7b3fbf", "#17a2b8")  # h = 1, 2, 4, 8, 16
 
 
@@ -62,6 +65,40 @@ def mark(ok: bool, lang: str) -> str:
 def thousands(n: float) -> str:
     """9 216, 2 362 368: thin spaces between thousands (both languages)."""
     return f"{n:,.0f}".replace(",", "\u2009") if float(n).is_integer() else f"{n:g}"
+
+
+def bucket_text(prefix: str, i: int, edges: tuple[float, ...], lang: str) -> str:
+    """An answer bucket's label, its edges filled in from the constants dragon/game.py scores with."""
+    return t(f"{prefix}{i}", lang, **{f"e{j}": f"{e:g}" for j, e in enumerate(edges)})
+
+
+def bucket_choices(prefix: str, edges: tuple[float, ...], lang: str) -> list[tuple[str, str]]:
+    return [(str(i), bucket_text(prefix, i, edges, lang)) for i in range(len(edges) + 1)]
+
+
+def least_for(stars_of: Callable[[int], int], out_of: int) -> list[int]:
+    """The fewest points that earn ★★★, ★★ and ★ under a star rule (read off the rule itself, not retyped)."""
+    return [next((p for p in range(out_of + 1) if stars_of(p) >= n), out_of) for n in (3, 2, 1)]
+
+
+def rule_html(level: Level, lang: str) -> str:
+    """One line under the question: the star rule this level is scored with (dragon/game.py's constants)."""
+    if level.kind == "formula":
+        m = 2 * len(level.rounds[lang])
+        _, b, c = least_for(lambda p: game.formula_stars(p, m), m)
+        text = t("rule_formula", lang, m=m, b=b, c=c)
+    elif level.kind == "race":
+        a, b, c = (f"{f:g}" for f in game.GUESS_FACTORS)
+        text = t("rule_race", lang, a=a, b=b, c=c)
+    elif level.kind == "fusion":
+        _, b, c = least_for(game.fusion_stars, FUSION_POINTS)
+        text = t("rule_fusion", lang, m=FUSION_POINTS, b=b, c=c)
+    else:
+        n = len(api.EXPERIMENT.heads)
+        m = n * (n - 1) // 2
+        _, b, c = least_for(lambda p: game.rank_stars(p, m), m)
+        text = t("rule_rank", lang, m=m, b=b, c=c, tie=f"{game.TIE:g}")
+    return f'<p class="rule">{esc(text)}</p>'
 
 
 def answer_cap(progress: dict, level_id: str) -> int:
@@ -129,6 +166,11 @@ SHAPES = {  # each symbol's shape in the formula's own letters; the numbers come
     "x": "d_model", "q": "d_head", "K": "T+1, d_head", "V": "T+1, d_head", "scores": "T+1", "softmax": "T+1",
     "head": "d_head", "concat": "T, d_model", "wo": "d_model, d_head", "out": "d_model",
 }  # fmt: skip
+
+
+def key_labels(m: dict, lang: str) -> list[str]:
+    """The keys as the player reads them: the API's sink key in this language (⟨汇点⟩ in Chinese)."""
+    return [t("sink_key", lang) if k == SINK else k for k in m["keys"]]
 
 
 def _tensor(sym: str, caption: str, shape: list[int], body: str) -> str:
@@ -205,22 +247,22 @@ def _formula_html(m: dict, lang: str, revealed: bool, level: Level) -> str:
         f'head<sub>h</sub>) {sym("wo", "W<sup>O</sup>")}</div>'
         f'<div class="fline">{sym("head", "head<sub>i</sub>", True)} = Attention({sym("q", "QW<sub>i</sub><sup>Q</sup>")}, '
         f'{sym("K", "KW<sub>i</sub><sup>K</sup>")}, {sym("V", "VW<sub>i</sub><sup>V</sup>")})</div>'
-        f'<div class="fline">Attention = {sym("softmax", "softmax", True)}({sym("scores", "q·K<sup>T</sup> / √d<sub>head</sub>")}) V</div>'
+        f'<div class="fline">Attention = {sym("softmax", "softmax", True)}({sym("scores", "q·K<sup>T</sup> / √d<sub>head</sub>", True)}) V</div>'
         f'<div class="fline">Q = K = V = X = (…, {sym("x", "x")}, …)</div></div>'
     )
-    keys = m["keys"]
+    keys = key_labels(m, lang)
     dims = [str(j) for j in range(dh)]
     locked = f'<p class="locked">{esc(t("f_locked", lang))}</p>'
     a, b = m["w_o_columns"]
     if revealed:
         diff = f"{_map_row_diff(level, lang, m):.1e}"
+        scores = _signed_bars(keys, m["scores"], m["winner"])
         softmax = _signed_bars(keys, m["weights"], m["winner"], 3)
         softmax += f'<p class="note">{esc(t("same_map", lang, word=word, diff=diff))}</p>'
         head_out = _chips(m["weighted_v"])
         out = _strip([[v] for v in m["output"]], t("out_dims", lang, d=d))
-    else:
-        softmax = head_out = out = locked
-    scores = _signed_bars(keys, m["scores"], m["winner"] if revealed else None)
+    else:  # the scores give the winner away: they too are sent only once the guess is checked
+        scores = softmax = head_out = out = locked
     x = _strip([[v] for v in _input_row(level, lang, m)], f"x ({d})")
     w_o = _strip(m["w_o_slice"], f"{t('out_dims', lang, d=d)} × {t('head_dims', lang, dh=dh)}")
     shapes = m["shapes"]
@@ -230,7 +272,7 @@ def _formula_html(m: dict, lang: str, revealed: bool, level: Level) -> str:
         _tensor("K", t("sym_K", lang, t=T1 - 1), shapes["K"], _matrix(m["k"], keys, dims, "K", lang)),
         _tensor("V", t("sym_V", lang), shapes["V"], _matrix(m["v"], keys, dims, "V", lang)),
         _tensor("scores", t("sym_scores", lang, s=m["sqrt_d_head"]), shapes["scores"], scores),
-        _tensor("softmax", t("sym_softmax", lang, sum=f"{m['weights_sum']:.3f}"), shapes["weights"], softmax),
+        _tensor("softmax", t("sym_softmax", lang), shapes["weights"], softmax),
         _tensor("head", t("sym_head", lang, word=word, dh=dh), shapes["weighted_v"], head_out),
         _tensor("concat", t("sym_concat", lang, h=h, dh=dh, t=T1 - 1, d=d, a=a, b=b - 1), [T1 - 1, d], ""),
         _tensor("wo", t("sym_wo", lang, a=a, b=b - 1), shapes["W_O_slice"], w_o),
@@ -244,7 +286,7 @@ def _input_row(level: Level, lang: str, m: dict) -> list[float]:
 
 
 def share_choices(lang: str) -> list[tuple[str, str]]:
-    return [(str(i), t(f"share{i}", lang)) for i in range(len(game.SHARE_BUCKETS) + 1)]
+    return bucket_choices("share", game.SHARE_BUCKETS, lang)
 
 
 def _formula_body(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
@@ -256,7 +298,8 @@ def _formula_body(level: Level, lang: str, progress: dict, attempt: Attempt, not
     head = m["head"]
     title = t("f_round", lang, i=at + 1, n=len(rounds), head=f"{NUMERALS[HEADS.index(head)]} {head_name(head, lang)}",
               word=m["word"])  # fmt: skip
-    key_choices = [(str(i), k) for i, k in enumerate(m["keys"])]
+    keys = key_labels(m, lang)
+    key_choices = [(str(i), k) for i, k in enumerate(keys)]
     mine = done[at] if revealed else {}
     chosen = (str(mine["winner"]), str(mine["share"])) if revealed else (None, None)
     ask = _select("winner", t("f_winner_q", lang), key_choices, chosen[0], lang) + _select(
@@ -266,9 +309,9 @@ def _formula_body(level: Level, lang: str, progress: dict, attempt: Attempt, not
     if revealed:
         win = max(m["weights"])
         right_b = game.bucket(win, game.SHARE_BUCKETS)
-        line = t("f_result", lang, winner=m["winner_key"], w=f"{win:.3f}", bucket=t(f"share{right_b}", lang),
-                 mine_key=m["keys"][mine["winner"]], ok1=mark(mine["winner"] == m["winner"], lang),
-                 mine_share=t("share" + str(mine["share"]), lang), ok2=mark(mine["share"] == right_b, lang),
+        line = t("f_result", lang, winner=keys[m["winner"]], w=f"{win:.3f}", bucket=bucket_text("share", right_b, game.SHARE_BUCKETS, lang),
+                 mine_key=keys[mine["winner"]], ok1=mark(mine["winner"] == m["winner"], lang),
+                 mine_share=bucket_text("share", mine["share"], game.SHARE_BUCKETS, lang), ok2=mark(mine["share"] == right_b, lang),
                  p=mine["points"])  # fmt: skip
         result += f'<div class="result-head">{esc(line)}</div>'
         if len(done) < len(rounds):
@@ -280,11 +323,11 @@ def _formula_body(level: Level, lang: str, progress: dict, attempt: Attempt, not
     check = "" if revealed else _button("check", t("check", lang))
     device = device_label(m["device"], lang)
     return (
-        f'<div class="lab-formula lab-cols" data-open="{"softmax" if revealed else "scores"}">'
+        f'<div class="lab-formula lab-cols" data-open="{"softmax" if revealed else "q"}">'
         f'<div class="lab-main"><h3 class="round">{esc(title)}</h3>'
         f'<p class="note">{esc(t("f_intro", lang, t=len(m["tokens"])))} {esc(t("computed_on", lang, device=device))}</p>'
         f'{_formula_html(m, lang, revealed, level)}<p class="note">{esc(t("f_sink", lang))}</p></div>'
-        f'<div class="lab-side"><div class="asks">{ask}</div><div class="answer-row">{check}</div>'
+        f'<div class="lab-side"><div class="asks">{ask}</div>{rule_html(level, lang)}<div class="answer-row">{check}</div>'
         f'{_cap_note(level, lang, progress, attempt)}<div class="result-box" role="status">{result}</div></div></div>'
     )
 
@@ -373,7 +416,7 @@ def _race_body(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     go = "" if "result" in attempt else _button("race", t("r_go", lang))
     return (
         f'<div class="lab-race"><p class="note setup">{esc(setup)}</p><div class="answer-row">{ask}{go}</div>'
-        f'{_cap_note(level, lang, progress, attempt)}<div class="result-box" role="status">{result}</div></div>'
+        f'{rule_html(level, lang)}{_cap_note(level, lang, progress, attempt)}<div class="result-box" role="status">{result}</div></div>'
     )
 
 
@@ -428,12 +471,13 @@ def _fusion_body(level: Level, lang: str, progress: dict, attempt: Attempt, note
     order = "".join(
         f"<li>{_select(f'o{i}', t('u_step', lang, i=i + 1), steps, answers.get(f'o{i}'), lang)}</li>" for i in range(3)
     )
-    keep_choices = [(str(i), t(f"keep{i}", lang)) for i in range(len(game.KEEP_BUCKETS) + 1)]
-    reach_choices = [(str(i), t(f"reach{i}", lang)) for i in range(len(game.REACH_BUCKETS) + 1)]
+    keep_choices = bucket_choices("keep", game.KEEP_BUCKETS, lang)
+    reach_choices = bucket_choices("reach", game.REACH_BUCKETS, lang)
     ask = (
         f'<p class="question">{esc(t("u_order", lang))}</p><ol class="order">{order}</ol>'
         + _select("keep", t("u_keep_q", lang), keep_choices, answers.get("keep"), lang)
         + _select("reach", t("u_reach_q", lang), reach_choices, answers.get("reach"), lang)
+        + rule_html(level, lang)
     )
     result, lab = note, f'<p class="note">{esc(t("u_locked", lang))}</p>'
     checked = "stars" in attempt
@@ -456,8 +500,15 @@ def _fusion_body(level: Level, lang: str, progress: dict, attempt: Attempt, note
     )
 
 
+def effective_heads(f: dict) -> float:
+    """How many heads, in effect, make up each output number with Wᴼ on (measured on the level's text)."""
+    return float(f["heads_per_dim"]["w_o_on"])
+
+
 def _fusion_truth(f: dict) -> tuple[list[str], int, int]:
-    return f["steps"], game.bucket(f["keep_without_residual"], game.KEEP_BUCKETS), game.bucket(weight_heads(f), game.REACH_BUCKETS)
+    """The right answers, from the measurement: the order, the keep bucket and the effective-heads bucket."""
+    keep = game.bucket(f["keep_without_residual"], game.KEEP_BUCKETS)
+    return f["steps"], keep, game.bucket(effective_heads(f), game.REACH_BUCKETS)
 
 
 def _fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt, f: dict) -> str:
@@ -467,10 +518,11 @@ def _fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attemp
     mine = [a[f"o{i}"] for i in range(3)]
     lines = [
         t("u_order_ok" if mine == steps else "u_order_wrong", lang, order=order, ok=mark(mine == steps, lang)),
-        t("u_keep_res", lang, v=f"{f['keep_without_residual']:.2f}", bucket=t(f"keep{keep_b}", lang),
-          mine=t(f"keep{a['keep']}", lang), ok=mark(int(a["keep"]) == keep_b, lang)),
-        t("u_reach_res", lang, n=weight_heads(f), bucket=t(f"reach{reach_b}", lang), mine=t(f"reach{a['reach']}", lang),
-          ok=mark(int(a["reach"]) == reach_b, lang)),
+        t("u_keep_res", lang, v=f"{f['keep_without_residual']:.2f}", bucket=bucket_text("keep", keep_b, game.KEEP_BUCKETS, lang),
+          mine=bucket_text("keep", int(a["keep"]), game.KEEP_BUCKETS, lang), ok=mark(int(a["keep"]) == keep_b, lang)),
+        t("u_reach_res", lang, n=f"{effective_heads(f):.2f}", w=weight_heads(f),
+          bucket=bucket_text("reach", reach_b, game.REACH_BUCKETS, lang),
+          mine=bucket_text("reach", int(a["reach"]), game.REACH_BUCKETS, lang), ok=mark(int(a["reach"]) == reach_b, lang)),
     ]  # fmt: skip
     items = "".join(f"<li>{esc(line)}</li>" for line in lines)
     return (
@@ -494,8 +546,8 @@ def _fusion_check(level: Level, lang: str, progress: dict, attempt: Attempt, dat
     f = _fusion(level, lang)
     steps, keep_b, reach_b = _fusion_truth(f)
     points = int(order == steps) + int(int(answers["keep"]) == keep_b) + int(int(answers["reach"]) == reach_b)
-    earned = min(points, answer_cap(progress, level.id))
-    progress = _record(progress, level, 100.0 * points / 3, earned)
+    earned = min(game.fusion_stars(points), answer_cap(progress, level.id))
+    progress = _record(progress, level, 100.0 * points / FUSION_POINTS, earned)
     return progress, {**attempt, "answers": answers, "points": points, "stars": earned}, ""
 
 
@@ -542,7 +594,7 @@ def _heads_body(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     return (
         f'<div class="lab-heads"><p class="note setup">{esc(setup)}</p>{params}'
         f'<p class="question">{esc(t("h_rank_q", lang))}</p><ol class="places">{places}</ol>'
-        f'<div class="answer-row">{go}</div>{_cap_note(level, lang, progress, attempt)}'
+        f'{rule_html(level, lang)}<div class="answer-row">{go}</div>{_cap_note(level, lang, progress, attempt)}'
         f'<div class="result-box" role="status">{result}</div>{quiz}</div>'
     )
 
@@ -561,18 +613,23 @@ def _heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt
         [(f"h = {h} · {t('h_your_rank', lang, r=place[h])}", a, colours[f"h = {h}"])
          for h, a in zip(r["heads"], r["final_accuracy"], strict=True)], 1.0, fmt="{:.1%}", cls="acc",
     )  # fmt: skip
-    params = t("h_formula", lang, d=r["d_model"], n=thousands(r["params_formula"]),
-               eq=t("h_all_equal" if set(r["params"]) == {r["params_formula"]} else "h_not_equal", lang))  # fmt: skip
     vas = api.facts()["vaswani"]
     paper = ", ".join(f"h = {row['h']}: {row['bleu']:.1f} BLEU" for row in vas["rows"])
+    paper = f'<p class="note vaswani">{esc(t("h_vaswani", lang, d=vas["d_model"]))} {esc(paper)}</p>'
     accuracy = {str(h): a for h, a in zip(r["heads"], r["final_accuracy"], strict=True)}
     acc_title = t("h_acc_title", lang, n=r["task"]["eval_size"], chance=format(r["chance"], ".1%"))
     return (
         f'<div class="result-head">{esc(head)}</div>{_end(level, lang, progress, int(attempt["stars"]))}'
         f'<div class="heads-result"><div class="acc-box" data-accuracy="{esc(json.dumps(accuracy))}"><div class="sub">{esc(acc_title)}</div>{acc}'
-        f'<p class="formula-line">{esc(params)}</p></div>{chart}</div>'
-        f'<p class="note">{esc(t("h_vaswani", lang, d=vas["d_model"]))} {esc(paper)}</p>'
+        f"</div>{chart}</div>{paper if paper_answered(level, attempt) else ''}"
     )
+
+
+def paper_answered(level: Level, attempt: Attempt) -> bool:
+    """The paper's BLEU table gives the quiz's BLEU question away: it is shown once that answer is checked."""
+    asks = [q["id"] for q in api.facts()["quiz"] if q["id"] in level.quiz and q["ask"].get("field") == "bleu"]
+    given = attempt.get("quiz", {})
+    return all(isinstance(given.get(qid), dict) and "value" in given[qid] for qid in asks)
 
 
 def parse_ranking(data: dict, heads: list[int]) -> list[int] | None:
@@ -593,7 +650,8 @@ def _quiz_html(level: Level, lang: str, attempt: Attempt) -> str:
         q, g = questions[qid], given.get(qid)
         line = ""
         if isinstance(g, dict) and "bad" in g:
-            line = notice_html(t("q_bad", lang, given=g["bad"]))
+            why = t("q_range", lang, given=g["bad"], hi=thousands(QUIZ_MAX)) if g.get("range") else t("q_bad", lang, given=g["bad"])
+            line = notice_html(why)
         elif isinstance(g, dict):
             r = api.facts_quiz(qid, g["value"])
             right += r["correct"]
@@ -637,10 +695,12 @@ def _quiz_check(level: Level, attempt: Attempt, data: dict) -> Attempt:
         if not raw:
             continue
         try:
-            api.facts_quiz(qid, raw)
-            given[qid] = {"value": raw}
+            value = api.facts_quiz(qid, raw)["given"]
         except ValueError:
             given[qid] = {"bad": raw}
+            continue
+        ok = math.isfinite(value) and 0 <= value < QUIZ_MAX
+        given[qid] = {"value": raw} if ok else {"bad": raw, "range": True}
     return {**attempt, "quiz": given}
 
 
@@ -728,7 +788,7 @@ def race(state: State, saved: Saved, data: EventData, progress_bar: Progress = N
         return {}
     guess = parse_guess((data or {}).get("guess") if isinstance(data, dict) else None)
     if guess is None:
-        return {"lab": lab_props(level, lang, progress, attempt, notice_html(t("r_bad", lang)))}
+        return {"lab": lab_props(level, lang, progress, attempt, notice_html(t("r_bad", lang, lo=f"{GUESS_RANGE[0]:g}", hi=f"{GUESS_RANGE[1]:g}")))}
     if progress_bar is not None:
         progress_bar(0.1, desc=t("r_running", lang, device=device_label(str(best_device()), lang)))
     result = api.race(list(level.lengths))

@@ -5,6 +5,7 @@ says about a number is written here from the computation itself. The real model 
 (4-4) are loaded the first time their level opens: the panel says so and asks for them ('warm', with progress)."""
 
 import random
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ from dragon.levels import PRONOUNS, Level
 from . import chapter3 as lab
 from .chapter3 import Attempt, Progress, _button, _cap_note, _end, _record, _select, answer_cap, mark
 from .charts import bars_html, line_chart
-from .draw import esc, notice_html
+from .draw import esc, notice_html, star_text
 from .heatmap import png_data_uri
 from .text import t
 
@@ -71,7 +72,7 @@ def _loading(level: Level, lang: str) -> str:
 def _strip(row: list[float], target: int | None, word: int | None) -> str:
     top = max(row) or 1.0
     cells = "".join(
-        f'<i class="{"tgt" if j == target else "self" if j == word else ""}" style="opacity:{0.06 + 0.94 * v / top:.2f}"></i>'
+        f'<i class="{"tgt" if j == target else "self" if j == word else ""}"><b style="opacity:{0.06 + 0.94 * v / top:.2f}"></b></i>'
         for j, v in enumerate(row)
     )
     return f'<span class="cb-strip">{cells}</span>'
@@ -82,6 +83,28 @@ def _key(tokens: list[str], target: int, word: int) -> str:
         f'<span class="{"tgt" if j == target else "self" if j == word else ""}">{esc(w)}</span>' for j, w in enumerate(tokens)
     )
     return f'<div class="cb-key">{words}</div>'
+
+
+def rule_html(lang: str, key: str, **values: object) -> str:
+    """The level's star rule in one line, shown before answering."""
+    return f'<p class="note star-rule">{esc(t("rule_head", lang) + t(key, lang, **values))}</p>'
+
+
+def crystal_rule(lang: str) -> str:
+    p1, p2 = game.CRYSTAL_SHARES
+    return rule_html(lang, "rule_crystal", s3=star_text(game.crystal_stars(1.0, 1.0)), p2=f"{p2:.0%}",
+                     s2=star_text(game.crystal_stars(p2, 1.0)), p1=f"{p1:.0%}", s1=star_text(game.crystal_stars(p1, 1.0)))  # fmt: skip
+
+
+def points_rule(lang: str, out_of: int) -> str:
+    parts = " · ".join(f"{p}/{out_of} {star_text(game.points_stars(p, out_of))}" for p in range(out_of, -1, -1))
+    return rule_html(lang, "rule_points", parts=parts)
+
+
+def prune_rule(lang: str) -> str:
+    most = 8  # any count: the rule depends on how many fewer than the most possible
+    s = [star_text(game.prune_stars(most - d, most, True)) for d in range(3)]
+    return rule_html(lang, "rule_prune", s3=s[0], s2=s[1], s1=s[2])
 
 
 def _row_bars(tokens: list[str], row: list[float], colour: str, skip: int | None = None) -> str:
@@ -133,10 +156,10 @@ def _crystal_body(level: Level, lang: str, progress: dict, attempt: Attempt, not
     try_box = _try_html(level, lang, attempt, best) if picked is not None else ""
     seconds = format(crystal_lesson.load_seconds(), ".1f")
     return (
-        f'<div class="lab-crystal"><p class="note">{esc(intro)}</p>'
+        f'<div class="lab-crystal"><p class="note">{esc(intro)}</p>{crystal_rule(lang)}'
         f'<p class="note">{esc(t("c_key", lang))}</p>{_key(r["tokens"], tg, q)}{grid}'
         f'{_cap_note(level, lang, progress, attempt)}<div class="result-box" role="status">{result}</div>{try_box}'
-        f'<p class="note">{esc(t("c_model", lang, model=r["model"], package=r["package"], licence=r["licence"], s=seconds))}</p></div>'
+        f'<p class="note">{esc(t("c_model", lang, model=r["model"], package=r["package"], licence=t("c_licence", lang), s=seconds))}</p></div>'
     )
 
 
@@ -158,41 +181,97 @@ def _try_html(level: Level, lang: str, attempt: Attempt, best: dict) -> str:
     )
 
 
+SHOWN_WORDS = 10  # an error lists at most this many of the sentence's words, then "…"
+LOW_ON_WORDS = 0.2  # a head giving all the words together less than this mostly looks at [CLS]/[SEP]
+
+
+class SentenceError(ValueError):
+    """A sentence the crystal ball cannot read: `kind` names the text key (c_err_…), `values` fill it in."""
+
+    def __init__(self, kind: str, **values: object) -> None:
+        super().__init__(kind)
+        self.kind, self.values = kind, values
+
+
+def english_only(text: str) -> bool:
+    """Whether every letter of the text is a Latin letter (the model is English-only)."""
+    return all(not ch.isalpha() or unicodedata.name(ch, "").startswith("LATIN") for ch in text)
+
+
+def check_sentence(text: str) -> list[str]:
+    """The sentence's words as the model splits them, or a SentenceError that says why it cannot be read."""
+    if not text.strip():
+        raise SentenceError("c_err_empty")
+    if len(text) > crystal_lesson.MAX_CHARS:
+        raise SentenceError("c_err_long", n=len(text), max=crystal_lesson.MAX_CHARS)
+    if not english_only(text):
+        raise SentenceError("c_err_lang")
+    _, vocab = crystal_lesson.load()
+    words = [w.text for w in vocab.words(text)]
+    if not words:
+        raise SentenceError("c_err_none")
+    if len(words) > crystal_lesson.MAX_WORDS:
+        raise SentenceError("c_err_many", n=len(words), max=crystal_lesson.MAX_WORDS)
+    return words
+
+
+def some_words(words: list[str], k: int = SHOWN_WORDS) -> str:
+    return " / ".join(words[:k]) + (" / …" if len(words) > k else "")
+
+
 def own_sentence(text: str, word: str, best: dict) -> dict:
-    """The real head's row for `word` in the player's sentence, our dragon's Context head beside it, and the
-    nearest noun before the word (the dragon's own part-of-speech tags)."""
-    r = api.crystal_ball(text, word)
-    q = r["position"]
-    row = r["attention"][best["layer"]][best["head"]]
-    others = [(v, j) for j, v in enumerate(row) if j != q]
-    top_v, top_j = max(others)
+    """The real head's row for the LAST `word` of the player's sentence (and what it parks on [CLS]/[SEP]), our
+    dragon's Context head beside it, and the nearest noun before the word (the dragon's own part-of-speech tags)."""
+    words = check_sentence(text)
+    at = [i for i, w in enumerate(words) if normalise(w) == normalise(word)]
+    if not at:
+        raise SentenceError("c_err_word", word=word, words=some_words(words))
+    q = at[-1]
+    reading = crystal_lesson.read(text)
+    full = [round(float(v), crystal_lesson.DECIMALS) for v in reading.maps[best["layer"], best["head"], q + 1]]
+    row, specials = full[1:-1], full[0] + full[-1]
+    top_v, top_j = max((v, j) for j, v in enumerate(row) if j != q) if len(row) > 1 else (0.0, q)
     d = dragon.analyze(text, "en")
     tokens = d["tokens"]
-    dq = next((i for i, w in enumerate(tokens) if normalise(w) == normalise(r["word"])), None)
+    same = [i for i, w in enumerate(tokens) if normalise(w) == normalise(word)]
+    dq = same[-1] if same else None
     ctx = d["attention"][d["heads"].index("context")][dq] if dq is not None else [0.0] * len(tokens)
     ctx_top = max(((v, j) for j, v in enumerate(ctx) if j != dq), default=(0.0, 0))
     tags = default_dragon().read(text, "en").analysis.tokens
     nouns = [tok.text for tok in tags[:dq] if tok.pos == "noun"] if dq is not None else []
     return {
-        "text": text, "word": r["word"], "tokens": r["tokens"], "row": row, "top": r["tokens"][top_j],
+        "text": text, "word": words[q], "tokens": words, "row": row, "top": words[top_j],
         "top_w": top_v, "position": q, "dragon_tokens": tokens, "context": ctx,
         "context_top": tokens[ctx_top[1]] if tokens else "", "context_w": ctx_top[0],
-        "nearest_noun": nouns[-1] if nouns else None, "dragon_position": dq,
+        "nearest_noun": nouns[-1] if nouns else None, "nouns": nouns, "dragon_position": dq,
+        "specials": round(specials, crystal_lesson.DECIMALS), "times": len(at),
+        "on_words": round(sum(v for j, v in enumerate(row) if j != q), crystal_lesson.DECIMALS),
     }  # fmt: skip
 
 
 def _try_result(lang: str, mine: dict, best: dict) -> str:
     says = t("c_try_head", lang, head=best["name"], word=mine["word"], top=mine["top"], w=f"{mine['top_w']:.2f}")
-    noun = mine.get("nearest_noun")
-    if noun and normalise(noun) == normalise(mine["top"]):
+    if mine.get("times", 1) > 1:
+        says += " " + t("c_try_last", lang, n=mine["times"], word=mine["word"])
+    noun, top = mine.get("nearest_noun"), mine["top"]
+    low = mine.get("on_words", 1.0) < LOW_ON_WORDS
+    if low:
+        says += " " + t("c_try_special", lang, s=f"{mine.get('specials', 0.0):.2f}", w=f"{mine['on_words']:.2f}",
+                        word=mine["word"])  # fmt: skip
+    elif noun and normalise(noun) == normalise(top):
         says += " " + t("c_try_nearest", lang, noun=noun)
+    elif noun and normalise(top) in {normalise(n) for n in mine.get("nouns", [])}:
+        says += " " + t("c_try_past", lang, noun=noun, top=top)
     elif noun:
-        says += " " + t("c_try_not_nearest", lang, noun=noun)
+        says += " " + t("c_try_other", lang, noun=noun, top=top)
     ctx = t("c_try_context", lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}")
+    rows = [(w, v, "#1f4e9c") for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)) if j != mine["position"]]
+    if "specials" in mine:
+        rows.append((t("c_specials", lang), mine["specials"], "#8e9aa6"))
+    real = bars_html(rows, max(max(v for _, v, _ in rows), 1e-9), fmt="{:.2f}", cls="cb-row")
     return (
         f'<div class="result-head try-head">{esc(says)}</div><div class="cb-side">'
-        f'<div><div class="sub">{esc(t("c_try_real", lang, head=best["name"]))}</div>'
-        f'{_row_bars(mine["tokens"], mine["row"], "#1f4e9c", mine["position"])}</div>'
+        f'<div><div class="sub">{esc(t("c_try_real", lang, head=best["name"]))}</div>{real}</div>'
         f'<div><div class="sub">{esc(t("c_try_dragon", lang))}</div>'
         f'{_row_bars(mine["dragon_tokens"], mine["context"], "#17a2b8", mine.get("dragon_position"))}</div>'
         f'</div><p class="note">{esc(ctx)}</p>'
@@ -223,8 +302,12 @@ def try_sentence(level: Level, lang: str, attempt: Attempt, data: dict) -> Attem
         return {**attempt, "try_note": notice_html(t("c_try_bad_word", lang, words=" / ".join(PRONOUNS)))}
     try:
         mine = own_sentence(text, word, best)
-    except ValueError as err:
-        return {**attempt, "try_note": notice_html(t("c_try_bad", lang, why=str(err)))}
+    except SentenceError as err:
+        why = t(err.kind, lang, **err.values)
+        return {**attempt, "try": {"text": text, "word": word}, "try_note": notice_html(t("c_try_error", lang, why=why))}
+    except ValueError:  # anything else the model refuses: said in the player's language, never raw
+        why = t("c_err_other", lang)
+        return {**attempt, "try": {"text": text, "word": word}, "try_note": notice_html(t("c_try_error", lang, why=why))}
     return {**attempt, "try": {**mine, "word": word}, "try_note": ""}
 
 
@@ -253,7 +336,8 @@ def tower_lines(tw: dict, lang: str) -> list[str]:
     lines = [
         t("tw_dist", lang, seq=dist, near=f["nearest_layer"] + 1, far=f["farthest_layer"] + 1, u=f"{tw['uniform_distance']:.2f}"),
         t("tw_rises" if f["distance_rises_every_layer"] else "tw_not_steady", lang),
-        t("tw_adjacent", lang, l=f["most_adjacent_layer"] + 1, p=f"{rows[f['most_adjacent_layer']]['adjacent']:.0%}",
+        t("tw_adjacent_one" if rows[f["most_neighbour_heads_layer"]]["neighbour_heads"] == 1 else "tw_adjacent", lang,
+          l=f["most_adjacent_layer"] + 1, p=f"{rows[f['most_adjacent_layer']]['adjacent']:.0%}",
           k=rows[f["most_neighbour_heads_layer"]]["neighbour_heads"], kl=f["most_neighbour_heads_layer"] + 1),
     ]  # fmt: skip
     sink = sink_layers(tw)
@@ -279,13 +363,15 @@ def _tower_body(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     result = note
     if done:
         truth = tower_truth(tw)
-        marks = " · ".join(f"{t('tw_k_' + k, lang)} {mark(given.get(k) == v, lang)}" for k, v in truth.items())
+        said = {k: t(v, lang) if k == "rises" else t("tw_layer", lang, l=v) for k, v in given.items() if v}
+        marks = " · ".join(t("tw_mark", lang, q=t("tw_k_" + k, lang), a=said.get(k, "—"), ok=mark(given.get(k) == v, lang))
+                           for k, v in truth.items())  # fmt: skip
         result += f'<div class="result-head">{esc(t("tw_result", lang, p=attempt["points"], marks=marks))}</div>'
         result += _end(level, lang, progress, int(attempt["stars"])) + _tower_figures(tw, lang)
     check = "" if done else _button("predict", t("check", lang))
     setup = t("tw_setup", lang, n=tw["sentences"], w=tw["words"], model=tw["model"], L=tw["layers"], H=tw["heads"])
     return (
-        f'<div class="lab-tower"><p class="note">{esc(setup)}</p><div class="asks">{ask}</div>'
+        f'<div class="lab-tower"><p class="note">{esc(setup)}</p>{points_rule(lang, 3)}<div class="asks">{ask}</div>'
         f'<div class="answer-row">{check}</div>{_cap_note(level, lang, progress, attempt)}'
         f'<div class="result-box" role="status">{result}</div></div>'
     )
@@ -369,12 +455,13 @@ def _snapshot_html(snap: dict, i: int, lang: str, revealed: bool, given: str | N
 
 def _grow_body(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
     g = growing_lesson.Growth()
+    dev = lab.best_device()
     setup = t("g_setup", lang, heads=g.heads, relations=", ".join(map(str, g.ex.relations)), k=len(g.ex.relations),
-              steps=api.GROW_STEPS, length=g.ex.length, device=lab.device_label(str(lab.best_device()), lang))  # fmt: skip
+              steps=api.GROW_STEPS, length=g.ex.length, device=lab.device_label(str(dev), lang, g.ex.cpu_threads if dev.type == "cpu" else None))  # fmt: skip
     run = attempt.get("run")
     if run is None:
         return (
-            f'<div class="lab-grow"><p class="note setup">{esc(setup)}</p>'
+            f'<div class="lab-grow"><p class="note setup">{esc(setup)}</p>{points_rule(lang, len(growing_lesson.STAGES))}'
             f'<div class="answer-row">{_button("grow", t("g_go", lang))}</div>{_cap_note(level, lang, progress, attempt)}'
             f'<div class="result-box" role="status">{note}</div></div>'
         )
@@ -392,7 +479,7 @@ def _grow_body(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     label = "" if revealed else _button("stages", t("check", lang))
     return (
         f'<div class="lab-grow"><p class="note setup">{esc(setup)}</p><p class="note">{esc(done)}</p>'
-        f'<p class="question">{esc(t("g_question", lang))}</p><div class="snaps">{cards}</div>'
+        f'<p class="question">{esc(t("g_question", lang))}</p>{points_rule(lang, len(snaps))}<div class="snaps">{cards}</div>'
         f'<div class="answer-row">{label}</div>{_cap_note(level, lang, progress, attempt)}'
         f'<div class="result-box" role="status">{result}</div></div>'
     )
@@ -472,7 +559,7 @@ def _prune_body(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     buttons = "" if done else _button("measure", t("p_measure", lang), primary=False) + _button("submit", t("p_submit", lang))
     goal = t("p_goal", lang, full=f"{best['full_accuracy']:.1%}", goal=f"{best['goal']:.0%}")
     return (
-        f'<div class="lab-prune"><p class="note">{esc(goal)}</p><div class="switches">{switches}</div>'
+        f'<div class="lab-prune"><p class="note">{esc(goal)}</p>{prune_rule(lang)}<div class="switches">{switches}</div>'
         f'<div class="answer-row">{buttons}</div>{_cap_note(level, lang, progress, attempt)}'
         f'<div class="result-box" role="status">{result}</div></div>'
     )

@@ -7,7 +7,8 @@ from dragon.lessons import badge as badge_lesson
 from dragon.levels import Level
 
 from .chapter3 import Attempt, _button, _cap_note, _end, _record, _select, answer_cap, mark
-from .draw import esc, notice_html
+from .chapter4 import points_rule, rule_html
+from .draw import esc, notice_html, star_text
 from .text import t
 
 SAME = 1e-5  # outputs this close after un-permuting are the same vectors (float32 rounding is ~1e-7)
@@ -49,7 +50,8 @@ def _positions_body(level: Level, lang: str, progress: dict, attempt: Attempt, n
     check = "" if done else _button("predict", t("check", lang))
     return (
         f'<div class="lab-positions"><p class="note">{esc(t("pos_setup", lang, a=a, b=b, n=len(p["position_features"])))}</p>'
-        f'<div class="asks">{ask}</div><div class="answer-row">{check}</div>{_cap_note(level, lang, progress, attempt)}'
+        f'{points_rule(lang, 2)}<div class="asks">{ask}</div><div class="answer-row">{check}</div>'
+        f"{_cap_note(level, lang, progress, attempt)}"
         f'<div class="result-box" role="status">{result}</div></div>'
     )
 
@@ -94,6 +96,19 @@ def data_uri(mime: str, raw: bytes) -> str:
     return f"data:{mime};base64," + base64.b64encode(raw).decode("ascii")
 
 
+def badge_rule(lang: str) -> str:
+    p1, p2, p3 = game.BADGE_SHARES
+    return rule_html(lang, "rule_badge", p1=f"{p1:.0%}", p2=f"{p2:.0%}", p3=f"{p3:.0%}",
+                     **{f"s{i + 1}": star_text(game.bucket(e, game.BADGE_SHARES)) for i, e in enumerate(game.BADGE_SHARES)})  # fmt: skip
+
+
+def badge_share(progress: dict, lang: str) -> str:
+    got, most = game.badge_results(progress)
+    line = t("b_share", lang, got=got, most=most, p=f"{got / most:.0%}" if most else "0%",
+             stars=star_text(game.badge_stars(progress)))  # fmt: skip
+    return f'<p class="note badge-share" data-stars="{game.badge_stars(progress)}">{esc(line)}</p>'
+
+
 def _badge_body(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
     name = attempt.get("name", "")
     ask = (
@@ -115,7 +130,7 @@ def _badge_body(level: Level, lang: str, progress: dict, attempt: Attempt, note:
             f"{esc(t('b_png', lang))}</a></div></div>" + _end(level, lang, progress, int(attempt.get("stars", 0)))
         )
     return (
-        f'<div class="lab-badge"><div class="asks">{ask}</div><div class="answer-row">{_button("badge", t("b_go", lang))}</div>'
+        f'<div class="lab-badge">{badge_rule(lang)}{badge_share(progress, lang)}<div class="asks">{ask}</div><div class="answer-row">{_button("badge", t("b_go", lang))}</div>'
         f'<div class="result-box" role="status">{result}</div></div>'
     )
 
@@ -125,8 +140,10 @@ def make_badge(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     if not isinstance(raw, str) or len(raw) > 200:
         return progress, attempt, notice_html(t("lab_bad", lang))
     name = badge_lesson.clean_name(raw)
-    progress = game.record(progress, level.id, 100.0, 3)  # making the badge wins the finale
-    return progress, {**attempt, "name": name, "made": True, "stars": 3}, ""
+    got, most = game.badge_results(progress)
+    earned = game.badge_stars(progress)  # the finale's stars are the player's results, not the click
+    progress = game.record(progress, level.id, 100.0 * got / most if most else 0.0, earned)
+    return progress, {**attempt, "name": name, "made": True, "stars": earned}, ""
 
 
 BODIES = {"positions": _positions_body, "badge": _badge_body}

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 W, H = 640.0, 340.0  # the chart's own units; drawn at this size in px (it shrinks to fit a narrow screen)
 LEFT, RIGHT, TOP, BOTTOM = 78.0, 118.0, 34.0, 58.0  # margins: y tick labels, line-end labels, title, x axis
 FONT = 14.0
+SWATCH = 31.0  # a line label starts this far right of the plot, after a short swatch of its line
 DASHES = ("", "7 4", "2 4", "10 3 2 3", "4 2")  # colour is never the only cue: each line has its own dash
 
 
@@ -23,6 +24,11 @@ def _fmt(v: float) -> str:
     if abs(v) >= 1:
         return f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"
     return f"{v:.{max(1, -math.floor(math.log10(abs(v))))}f}"
+
+
+def text_width(text: str) -> float:
+    """About how wide a bold label is in the chart's units (a CJK character a full em, others about 0.62 em)."""
+    return sum(FONT * (1.0 if ord(c) > 0x2E80 else 0.62) for c in text)
 
 
 def log_ticks(lo: float, hi: float) -> list[float]:
@@ -76,7 +82,9 @@ def line_chart(
     y_ticks = log_ticks(y_lo, y_hi) if log_y else linear_ticks(y_lo, y_hi)
     if not log_y:
         y_hi = max(y_hi, y_ticks[-1])
-    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+    labels = [names.get(str(k), str(k)) for k in frame[series].unique()]
+    right = max(RIGHT, SWATCH + max(map(text_width, labels), default=0.0) + 6)  # room for the widest line label
+    pw, ph = W - LEFT - right, H - TOP - BOTTOM
 
     def px(v: float) -> float:
         if log_x:
@@ -133,7 +141,7 @@ def line_chart(
                     f'<circle cx="{a:.1f}" cy="{b:.1f}" r="5" fill="{colour}" stroke="#fff" stroke-width="1.5">'
                     f"<title>{esc(text)}</title></circle>"
                 )
-        ends.append([points[-1][1], name, colour])
+        ends.append([points[-1][1], name, colour, dash_attr])
     ends.sort()
     gap = FONT + 3
     for i in range(1, len(ends)):  # line-end labels never overlap: push down …
@@ -141,10 +149,12 @@ def line_chart(
     bottom = TOP + ph - FONT / 2  # the last label sits on the plot's floor, above the x axis' tick labels
     for i in range(len(ends) - 1, -1, -1):  # … and back up where they would run off the bottom
         ends[i][0] = min(ends[i][0], bottom - (len(ends) - 1 - i) * gap)
-    for yy, name, colour in ends:
+    for yy, name, colour, dash_attr in ends:  # each label after a swatch of its line: its colour and its dash
         parts.append(
-            f'<text x="{LEFT + pw + 8}" y="{yy:.1f}" dominant-baseline="central" '
-            f'font-size="{FONT}" font-weight="700" fill="{colour}" class="line-label">{esc(name)}</text>'
+            f'<line x1="{LEFT + pw + 5}" x2="{LEFT + pw + 27}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="{colour}" '
+            f'stroke-width="4"{dash_attr} class="swatch"/>'
+            f'<text x="{LEFT + pw + SWATCH}" y="{yy:.1f}" dominant-baseline="central" '
+            f'font-size="{FONT}" font-weight="700" class="line-label">{esc(name)}</text>'
         )
     parts.append("</svg>")
     return f'<div class="chart-wrap">{"".join(parts)}</div>'

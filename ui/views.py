@@ -30,7 +30,7 @@ def level_options(progress: dict, lang: str, current: str = "") -> list[tuple[st
             is_open = is_open or lv.id == current
             if is_open and stars == 0 and game.shown(progress, lv.id):
                 mark += f" · {t('shown_mark', lang)}"
-            items.append((lv.id, f"{lv.id} {lv.title[lang]}  {mark}", is_open))
+            items.append((lv.id, f"{lv.id} {lv.title[lang]} {mark}", is_open))
         out.append((f"{t('chapter', lang, n=chapter.number)} · {chapter.title[lang]}", items))
     return out
 

@@ -64,7 +64,10 @@ function autoload() {
   if (ask && warming !== props.ack) { warming = props.ack; trigger(ask.dataset.autoload, {}); }
 }
 
+// Every server answer carries a new ack, even one that leaves the panel's HTML as it was (the same refusal twice):
+// the button that asked is freed here, not by the re-render, or it would stay greyed out for good.
 watch("ack", () => {
+  element.querySelectorAll("button.running").forEach((b) => b.classList.remove("running"));
   settle();
   autoload();
   if (!asked) return;

@@ -31,6 +31,9 @@ TITLE = {"zh": "多头注意力徽章", "en": "Multi-Head Attention Badge"}
 SPEAKS = 0.2  # a head counts in a level where its target gate is at least this (in either language)
 MAX_NAME = 24  # characters of the player's name kept
 SIZE = 400  # the badge is SIZE × SIZE
+RIBBON = 240  # the name's ribbon is RIBBON wide, centred under the body
+NAME_ROOM = RIBBON - 16  # the name's widest, leaving 8 on each side
+NAME_SIZE, NAME_MIN = 17, 9  # the name's font size, shrunk to at least NAME_MIN to fit the ribbon
 # Gradio's HTML component runs text through Handlebars and a JS template literal: `$`, backticks, braces and
 # backslashes must not reach it raw (the same rule as ui/draw.py's esc)
 _TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;", "\\": "&#92;"})
@@ -168,10 +171,12 @@ def badge_svg(progress: dict, name: str | None = None, lang: str = "zh") -> str:
         f'<text x="{SIZE / 2}" y="298" text-anchor="middle" font-size="15" fill="#f5d76e">★ {total}</text>',
     ]
     if who:
+        size, width = name_fit(who)  # textLength holds it to the measured width whatever font the viewer has
         parts += [
-            f'<rect x="{SIZE / 2 - 120}" y="326" width="240" height="34" rx="8" fill="#d4a017"/>',
-            f'<text x="{SIZE / 2}" y="349" text-anchor="middle" font-size="17" font-weight="700" fill="#16213e">'
-            f"{esc(who)}</text>",
+            f'<rect x="{SIZE / 2 - RIBBON / 2}" y="326" width="{RIBBON}" height="34" rx="8" fill="#d4a017"/>',
+            f'<text class="badge-name" x="{SIZE / 2}" y="{343 + 0.35 * size:.1f}" text-anchor="middle" '
+            f'font-size="{size}" font-weight="700" fill="#16213e" textLength="{width:.1f}" '
+            f'lengthAdjust="spacingAndGlyphs">{esc(who)}</text>',
         ]
     parts.append("</svg>")
     return "".join(parts)
@@ -182,6 +187,32 @@ def mix(colour: str, alpha: float, under: str = "#16213e") -> tuple[int, int, in
     rgb = [int(colour[k : k + 2], 16) for k in (1, 3, 5)]
     ground = [int(under[k : k + 2], 16) for k in (1, 3, 5)]
     return tuple(round(alpha * a + (1 - alpha) * b) for a, b in zip(rgb, ground, strict=True))
+
+
+@functools.cache
+def _measure_font(size: int) -> object | None:
+    from PIL import ImageFont  # Pillow comes with gradio; imported only here
+
+    font_file = cjk_font()
+    return ImageFont.truetype(str(font_file), size) if font_file else None
+
+
+def name_width(text: str, size: int) -> float:
+    """The name's width in px at font size `size`, bold: measured with the server's CJK font (it has Latin glyphs
+    too), or without one a cautious estimate (a wide character 1 em, any other 0.75 em)."""
+    font = _measure_font(size)
+    if font is not None:
+        return float(font.getlength(text))
+    return size * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.75 for ch in text)
+
+
+def name_fit(text: str) -> tuple[int, float]:
+    """(font size, width) of the name on the ribbon: NAME_SIZE shrunk until it fits NAME_ROOM (not below NAME_MIN;
+    a width over NAME_ROOM there is capped, and the SVG's textLength squeezes the glyphs to it)."""
+    size = NAME_SIZE
+    while size > NAME_MIN and name_width(text, size) > NAME_ROOM:
+        size -= 1
+    return size, min(name_width(text, size), NAME_ROOM)
 
 
 @functools.cache
@@ -238,8 +269,11 @@ def badge_png(progress: dict, name: str | None = None, lang: str = "zh", scale: 
     draw.ellipse([*at(c - 74, 266), *at(c + 74, 318)], fill="#374151", outline="#0b1020")
     draw.text(at(c, 292), f"★ {total}" if font_file else f"{total} stars", fill="#f5d76e", font=font(15), anchor="mm")
     if who:
-        draw.rounded_rectangle([*at(c - 120, 326), *at(c + 120, 360)], radius=8 * scale, fill="#d4a017")
-        draw.text(at(c, 343), who, fill="#16213e", font=font(17), anchor="mm")
+        draw.rounded_rectangle([*at(c - RIBBON / 2, 326), *at(c + RIBBON / 2, 360)], radius=8 * scale, fill="#d4a017")
+        size = NAME_SIZE  # the same fit as the SVG's, measured with the font that draws it
+        while size > NAME_MIN and draw.textlength(who, font=font(size)) > NAME_ROOM * scale:
+            size -= 1
+        draw.text(at(c, 343), who, fill="#16213e", font=font(size), anchor="mm")
     out = io.BytesIO()
     img.save(out, format="PNG", optimize=True)
     return out.getvalue()
