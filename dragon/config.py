@@ -14,6 +14,23 @@ HEADS: tuple[str, ...] = (
 )
 
 
+# Each head's name (中文, English) and colour, fixed everywhere as DESIGN.md lists them (UI, badge, API docs).
+HEAD_NAMES: dict[str, tuple[str, str]] = {
+    "grammar": ("语法头", "Grammar"),
+    "semantics": ("语义头", "Semantics"),
+    "emotion": ("情感头", "Emotion"),
+    "logic": ("逻辑头", "Logic"),
+    "time": ("时序头", "Time"),
+    "space": ("空间头", "Space"),
+    "tone": ("语调头", "Tone"),
+    "context": ("语境头", "Context"),
+}
+HEAD_COLORS: dict[str, str] = {
+    "grammar": "#1f4e9c", "semantics": "#d4a017", "emotion": "#e8609e", "logic": "#8e9aa6",
+    "time": "#7b3fbf", "space": "#2e9e4f", "tone": "#f28c28", "context": "#17a2b8",
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class DragonConfig:
     d_model: int = 128  # width of every token vector (embedding, attention output)

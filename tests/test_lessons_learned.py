@@ -346,9 +346,3 @@ def test_badge_png_is_a_png() -> None:
 def test_badge_errors(progress, name, lang: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         api.badge(progress, name, lang)
-
-
-def test_badge_head_table_matches_the_ui() -> None:
-    from ui.text import HEAD_COLORS, HEAD_NAMES
-
-    assert badge.HEAD_COLORS == HEAD_COLORS and badge.HEAD_NAMES == HEAD_NAMES

@@ -1,6 +1,7 @@
 """Every UI string in Chinese and English; gr.I18n gets the same table."""
 
-from dragon.config import HEADS
+from dragon.config import HEAD_COLORS as HEAD_COLORS  # the UI takes the heads' fixed colours from here
+from dragon.config import HEAD_NAMES, HEADS
 
 # key -> (中文, English)
 STRINGS: dict[str, tuple[str, str]] = {
@@ -365,26 +366,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "q_lesson": ("课文：{n}", "lesson: {n}"),
 }  # fmt: skip
 
-HEAD_NAMES: dict[str, tuple[str, str]] = {
-    "grammar": ("语法头", "Grammar"),
-    "semantics": ("语义头", "Semantics"),
-    "emotion": ("情感头", "Emotion"),
-    "logic": ("逻辑头", "Logic"),
-    "time": ("时序头", "Time"),
-    "space": ("空间头", "Space"),
-    "tone": ("语调头", "Tone"),
-    "context": ("语境头", "Context"),
-}
-HEAD_COLORS: dict[str, str] = {
-    "grammar": "#1f4e9c",
-    "semantics": "#d4a017",
-    "emotion": "#e8609e",
-    "logic": "#8e9aa6",
-    "time": "#7b3fbf",
-    "space": "#2e9e4f",
-    "tone": "#f28c28",
-    "context": "#17a2b8",
-}
 NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
 

@@ -8,25 +8,9 @@ import math
 import unicodedata
 from pathlib import Path
 
-from ..config import HEADS
+from ..config import HEAD_COLORS, HEAD_NAMES, HEADS
 from ..levels import load_levels
 
-# The heads' names and colours as DESIGN.md fixes them (ui/text.py holds the same table for the UI; the core
-# may not import the UI, so the badge keeps its own copy and a test holds the two equal).
-HEAD_NAMES: dict[str, tuple[str, str]] = {
-    "grammar": ("语法头", "Grammar"),
-    "semantics": ("语义头", "Semantics"),
-    "emotion": ("情感头", "Emotion"),
-    "logic": ("逻辑头", "Logic"),
-    "time": ("时序头", "Time"),
-    "space": ("空间头", "Space"),
-    "tone": ("语调头", "Tone"),
-    "context": ("语境头", "Context"),
-}
-HEAD_COLORS: dict[str, str] = {
-    "grammar": "#1f4e9c", "semantics": "#d4a017", "emotion": "#e8609e", "logic": "#8e9aa6",
-    "time": "#7b3fbf", "space": "#2e9e4f", "tone": "#f28c28", "context": "#17a2b8",
-}  # fmt: skip
 TITLE = {"zh": "多头注意力徽章", "en": "Multi-Head Attention Badge"}
 SPEAKS = 0.2  # a head counts in a level where its target gate is at least this (in either language)
 MAX_NAME = 24  # characters of the player's name kept
