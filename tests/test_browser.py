@@ -427,3 +427,17 @@ def test_little_ts_advice_fades_when_the_player_moves_on(open_page) -> None:
     page.locator("#mhd-s0").fill("0.9")
     page.wait_for_function("!document.querySelector('#panel .hint-arrow')")
     assert page.locator("#panel .feedback .coach.stale").count() == 1  # still readable, marked as old
+
+
+def test_number_boxes_typed_in_quick_succession_all_stick(open_page) -> None:
+    """A player who types all eight boxes fast (each committed with Enter) keeps every value, even while a new best
+    is being saved in the background."""
+    page = open_page("level=2-1&lang=zh")
+    gates = [0.1, 0.2, 0.9, 0.3, 0.4, 0.7, 0.6, 0.8]
+    for head, value in zip(HEADS, gates, strict=True):
+        box = page.locator(f".srow[data-head={head}] input.num")
+        box.fill(str(value))  # at once: faster than any person types
+        box.press("Enter")
+    wait_score(page, engine_score("2-1", gates, "zh"))
+    assert slider_gates(page) == gates
+    assert [float(page.locator(f".srow[data-head={h}] input.num").input_value()) for h in HEADS] == gates

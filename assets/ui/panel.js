@@ -40,11 +40,29 @@ function glow() {
 
 function showGates() {
   element.querySelectorAll("input.range, input.num").forEach((el) => {
-    const v = String(gates[Number(el.dataset.i)]);
+    const i = Number(el.dataset.i);
+    if (el.classList.contains("num") && i in typing) {
+      keepTyping(el, i); // a box the player is typing in keeps their text, even in a freshly drawn panel
+      return;
+    }
+    const v = String(gates[i]);
     if (el.value !== v) el.value = v;
     if (el.classList.contains("range")) el.style.setProperty("--v", v);
   });
   glow();
+}
+
+// Number boxes being typed in and not yet committed: index -> text. A save (or any server answer) redraws the
+// panel; the player's half-typed number and their cursor must survive that.
+const typing = {};
+let typingAt = null; // the box that had the focus
+
+function keepTyping(el, i) {
+  if (el.value !== typing[i]) el.value = typing[i];
+  if (typingAt === i && document.activeElement !== el && !element.contains(document.activeElement)) {
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }
 }
 
 // Before a Gradio event: the component's value must be the gates on screen (this re-renders the template).
@@ -121,10 +139,31 @@ element.addEventListener("input", (event) => {
 
 // A number box is read when it is committed (Enter or leaving it). Anything that is not a number from 0 to 1
 // changes nothing: the box goes back to the slider's value and a message says why, next to the box.
+element.addEventListener("input", (event) => {
+  const el = event.target;
+  if (!el.classList || !el.classList.contains("num")) return;
+  typing[Number(el.dataset.i)] = el.value;
+  typingAt = Number(el.dataset.i);
+});
+element.addEventListener("focusout", (event) => {
+  const el = event.target;
+  if (el.classList && el.classList.contains("num") && el.isConnected && typingAt === Number(el.dataset.i)) {
+    typingAt = null; // a real blur (not the box being redrawn away)
+  }
+});
+
+// A number box is committed by Enter or by leaving it (change). Committing twice is harmless.
 element.addEventListener("change", (event) => {
   const el = event.target;
   if (!el.classList || !el.classList.contains("num")) return;
   const i = Number(el.dataset.i);
+  if (!(i in typing) && el.value === String(gates[i])) return; // already committed by Enter
+  commitBox(el);
+});
+
+function commitBox(el) {
+  const i = Number(el.dataset.i);
+  delete typing[i];
   const raw = String(el.value).trim();
   const v = Number(raw);
   const msg = el.closest(".srow").querySelector(".smsg");
@@ -142,11 +181,15 @@ element.addEventListener("change", (event) => {
     range.style.setProperty("--v", String(gates[i]));
   }
   live();
-});
+}
 
 element.addEventListener("keydown", (event) => {
   const el = event.target;
-  if (event.key === "Enter" && el.classList && el.classList.contains("num")) el.blur();
+  if (event.key === "Enter" && el.classList && el.classList.contains("num")) {
+    commitBox(el); // a restored box may not fire change on blur: commit here
+    typingAt = null;
+    el.blur();
+  }
 });
 
 element.addEventListener("click", (event) => {
