@@ -18,3 +18,11 @@ def app_url():
     demo, url = start()
     yield url
     demo.close()
+
+
+@pytest.fixture(scope="session")
+def client(app_url):
+    """One gradio_client Client on the real app, shared by every API test."""
+    from gradio_client import Client
+
+    return Client(app_url, verbose=False)

@@ -15,11 +15,6 @@ from dragon.levels import get_level
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def client(app_url) -> Client:
-    return Client(app_url, verbose=False)
-
-
 def test_api_page_lists_the_endpoints(client: Client) -> None:
     info = client.view_api(print_info=False, return_format="dict")
     assert {"/levels", "/play", "/hint", "/analyze"} <= set(info["named_endpoints"])

@@ -42,9 +42,9 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def open_page(browser, app_url):
-    """open_page(query, size="desktop", **context options) → a page of the app, ready; page errors fail the test."""
+def opening(browser, app_url: str, ready):
+    """The generator behind the page fixtures: opener(query, size="desktop", **context options) → a page of the app,
+    made ready by `ready(page)`; contexts are closed afterwards and page errors fail the test."""
     contexts, errors = [], []
 
     def opener(query: str, size: str = "desktop", **options):
@@ -54,13 +54,19 @@ def open_page(browser, app_url):
         page = context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{app_url}?{query}")
-        wait_ready(page)
+        ready(page)
         return page
 
     yield opener
     for context in contexts:
         context.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def open_page(browser, app_url):
+    """open_page(query, size="desktop", **context options) → a page of the app, ready; page errors fail the test."""
+    yield from opening(browser, app_url, wait_ready)
 
 
 def wait_ready(page) -> None:

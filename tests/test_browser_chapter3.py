@@ -10,7 +10,7 @@ import pytest
 from dragon import api, game
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels import get_level
-from tests.test_browser import SIZES, browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
+from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
 from ui import chapter3
 from ui.text import t
 
@@ -20,23 +20,12 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def open_lab(browser, app_url):  # noqa: F811
     """open_lab(query, size) → a page of the app on a chapter-3 lab, ready; page errors fail the test."""
-    contexts, errors = [], []
+    yield from opening(browser, app_url, wait_lab)
 
-    def opener(query: str, size: str = "desktop", **options):
-        width, height = SIZES[size]
-        context = browser.new_context(viewport={"width": width, "height": height}, **options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{app_url}?{query}")
-        page.wait_for_selector("#top .level-title")
-        page.wait_for_selector("#lab .mhd-lab:not([hidden])")
-        return page
 
-    yield opener
-    for context in contexts:
-        context.close()
-    assert not errors, errors
+def wait_lab(page) -> None:
+    page.wait_for_selector("#top .level-title")
+    page.wait_for_selector("#lab .mhd-lab:not([hidden])")
 
 
 def wait_text(page, selector: str, text: str, timeout: int = 15_000) -> None:

@@ -12,11 +12,6 @@ ZH = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
 EN = "The teacher told the students that they should study hard."
 
 
-@pytest.fixture(scope="module")
-def client(app_url) -> Client:
-    return Client(app_url, verbose=False)
-
-
 def test_api_page_lists_the_chapter_three_endpoints(client: Client) -> None:
     info = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert {"/head_math", "/race", "/fusion", "/heads_experiment"} <= set(info)

@@ -7,11 +7,6 @@ from gradio_client import Client
 EN = "The teacher told the students that they should study hard."
 
 
-@pytest.fixture(scope="module")
-def client(app_url) -> Client:
-    return Client(app_url, verbose=False)
-
-
 def test_api_page_lists_the_chapter_four_and_five_endpoints(client: Client) -> None:
     info = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     params = {name: [p["parameter_name"] for p in info[f"/{name}"]["parameters"]]

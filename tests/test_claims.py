@@ -9,6 +9,7 @@ from dragon import default_dragon
 from dragon.claims import FOUND_SHARE, MUST_SPEAK, check_level, measure, silent_heads
 from dragon.config import HEADS
 from dragon.levels import LANGS, LevelError, load_chapter, load_levels
+from tests.test_levels import GOOD
 from ui.text import HEAD_NAMES
 
 LEVELS = [lv for c in load_levels() for lv in c.levels]
@@ -56,20 +57,6 @@ def test_no_weighted_or_claimed_head_is_silent(level, lang) -> None:
         assert all(w["attention"] >= FOUND_SHARE for w in c["words"])
 
 
-GOOD = """chapter: 9
-title: {zh: 测试, en: Test}
-levels:
-  - id: "9-1"
-    kind: poem
-    title: {zh: 题, en: T}
-    text: {zh: 床前明月光，低头思故乡。, en: I miss my home.}
-    story: {zh: 故事, en: story}
-    why: {zh: 原因, en: why}
-    target: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}
-    claims:
-      zh: [{head: emotion, words: [思]}, {head: logic, silent: true}]
-      en: [{head: emotion, words: [miss]}, {head: logic, silent: true}]
-"""
 
 
 def load(tmp_path: Path, text: str):
@@ -133,11 +120,8 @@ def test_a_target_per_language(tmp_path: Path) -> None:
     assert level.target_for("zh")[5] == 0.5 and level.target_for("en")[5] == 0.0
 
 
-def test_explain_endpoint_through_the_app(app_url) -> None:
+def test_explain_endpoint_through_the_app(client) -> None:
     """`explain` is on the API page and returns the level's text, target, why and measured claims."""
-    from gradio_client import Client
-
-    client = Client(app_url, verbose=False)
     assert "/explain" in client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     level = SLIDERS[0]
     for lang in LANGS:

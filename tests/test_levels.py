@@ -65,8 +65,8 @@ levels:
     why: {zh: 原因, en: why}
     target: {grammar: 0, semantics: 0, emotion: 1, logic: 0, time: 0, space: 0.5, tone: 0, context: 0}
     claims:
-      zh: [{head: logic, silent: true}]
-      en: [{head: logic, silent: true}]
+      zh: [{head: emotion, words: [思]}, {head: logic, silent: true}]
+      en: [{head: emotion, words: [miss]}, {head: logic, silent: true}]
 """
 
 
