@@ -1,14 +1,10 @@
 """Claims as data: what a level's narration says each head finds, measured on the real attention."""
 
-from typing import TYPE_CHECKING
-
 import torch
 
 from .config import HEADS
 from .engine import Reading, default_dragon
-
-if TYPE_CHECKING:  # levels.py calls check_level at load time, so only the types come from there
-    from .levels import Claim, Level
+from .level_types import Claim, Level
 
 # A claimed word is "found" by a head when it gets at least this share of the head's attention to words
 # (attention received, summed over every query row, sink excluded, divided by the head's total to words).
@@ -75,7 +71,7 @@ def row_shares(reading: Reading, head: str, source: str) -> torch.Tensor | None:
     return row / row.sum().clamp_min(1e-9)
 
 
-def measure(reading: Reading, claims: "tuple[Claim, ...]") -> list[dict]:
+def measure(reading: Reading, claims: tuple[Claim, ...]) -> list[dict]:
     """Each claim with its measured numbers: the share each word gets, and the head's loudness."""
     shares, loud = attention_shares(reading), loudness(reading)
     out = []
@@ -99,7 +95,7 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
 
-def problems(level: "Level", lang: str, reading: Reading) -> list[str]:
+def problems(level: Level, lang: str, reading: Reading) -> list[str]:
     """Every way the level's narration in `lang` is not borne out by the engine; [] when all of it holds."""
     where = f"level {level.id} ({lang})"
     out = []
@@ -136,6 +132,6 @@ def problems(level: "Level", lang: str, reading: Reading) -> list[str]:
     return out
 
 
-def check_level(level: "Level") -> list[str]:
+def check_level(level: Level) -> list[str]:
     """The problems of a level's claims in every language, read by the real dragon."""
     return [p for lang in ("zh", "en") for p in problems(level, lang, default_dragon().read(level.text[lang], lang))]

@@ -3,7 +3,6 @@
 import functools
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -15,19 +14,11 @@ from .lessons import facts as facts_table
 from .lessons.positions import read_tokens, swap_permutation
 from .lessons.race import MAX_LENGTH, MAX_LENGTHS
 from .lessons.wordpiece import normalise, split_words
+from .level_types import KINDS, LANGS, SLIDER_KINDS, Bilingual, Chapter, Claim, Finding, Level, Round
 from .lexicon import ASSETS
 
 LEVEL_DIR = Path(os.environ.get("DRAGON_LEVELS", ASSETS / "levels"))  # a teacher's folder can replace it
-LANGS = ("zh", "en")
-SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
-# chapter 3's labs: formula (predict a head's softmax winner), race (guess the batched speed-up), fusion (order
-# concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz)
-LAB_KINDS = ("formula", "race", "fusion", "heads", *("crystal", "tower", "grow", "prune", "positions", "badge"))
-# chapters 4–5 (the same lab panel): crystal (find the real model's head sending `word` to `target`, then try your
-# own sentence), tower (predict the layers' trend), grow (train live, recognise the stages), prune (switch heads
-# off, keep ≥ 90 %), positions (predict whether 我爱你 / 你爱我 differ), badge (make the badge)
 PRONOUNS = ("she", "he", "it", "they")  # crystal levels: the words a player's own sentence may ask about
-KINDS = (*SLIDER_KINDS, "compare", "match", *LAB_KINDS)  # compare: one head vs eight; match: which head found it
 MAX_ROUNDS = 4  # formula levels: questions per language
 SHOWS = ("silhouette", "picture")  # what of the target is drawn: its head profile, or only its attention picture
 LEVEL_ID = re.compile(r"^[0-9]{1,2}-[0-9]{1,2}$")
@@ -35,81 +26,6 @@ LEVEL_ID = re.compile(r"^[0-9]{1,2}-[0-9]{1,2}$")
 
 class LevelError(ValueError):
     """A level file is malformed; the message names the file and the field."""
-
-
-Bilingual = dict[str, str]  # {"zh": …, "en": …}
-
-
-@dataclass(frozen=True)
-class Finding:
-    word: Bilingual  # the word the finding is about
-    says: Bilingual  # what was found
-    expect: str | None  # the lesson's head for it (the game computes the answer; a test compares)
-
-
-@dataclass(frozen=True)
-class Claim:
-    """What the narration says one head finds in the text: these words, or nothing at all."""
-
-    head: str
-    words: tuple[str, ...] = ()  # tokens the head attends to (empty when silent)
-    silent: bool = False  # the narration says this head has nothing to say here
-    source: str | None = None  # `from`: the claim is about this word's own row (它 → 钥匙), not the whole head
-
-
-@dataclass(frozen=True)
-class Round:
-    """A formula level's question: from this word, which key wins this head's softmax, and by how much?"""
-
-    word: str  # a token of the level's text in that language
-    head: str  # a head id
-
-
-@dataclass(frozen=True)
-class Level:
-    id: str
-    chapter: int
-    kind: str
-    title: Bilingual
-    text: Bilingual  # what the dragon reads, in each language
-    story: Bilingual  # narration before playing
-    why: Bilingual  # the reveal after
-    targets: dict[str, tuple[float, ...]] | None = None  # slider levels: lang -> target gates, in HEADS order
-    show: str = "silhouette"
-    source: Bilingual | None = None  # e.g. the poet
-    focus: Bilingual | None = None  # compare levels: the word whose row is compared
-    findings: tuple[Finding, ...] = ()  # match levels
-    claims: dict[str, tuple[Claim, ...]] | None = None  # lang -> what the narration says each head finds
-    rounds: dict[str, tuple[Round, ...]] | None = None  # formula levels: lang -> the questions, in order
-    lengths: tuple[int, ...] = ()  # race levels: the sequence lengths T raced
-    guess_at: int | None = None  # race levels: the length whose speed-up the player guesses
-    ask: tuple[str, str] | None = None  # crystal levels: (word, target) in the English text, e.g. (they, students)
-    quiz: tuple[str, ...] = ()  # heads levels: ids of the facts-quiz questions asked (assets/lessons/facts.yaml)
-
-    @property
-    def sliders(self) -> bool:
-        return self.kind in SLIDER_KINDS
-
-    @property
-    def lab(self) -> bool:
-        """A chapter-3 lab (formula, race, fusion, heads): its own panel, scored by what the player predicts."""
-        return self.kind in LAB_KINDS
-
-    def target_for(self, lang: str) -> tuple[float, ...]:
-        """The target gates in `lang` (a level may give one target per language, the heads that speak differ)."""
-        if self.targets is None:
-            raise ValueError(f"level {self.id} is a {self.kind} level and has no target")
-        return self.targets[lang]
-
-    def claims_for(self, lang: str) -> tuple[Claim, ...]:
-        return () if self.claims is None else self.claims[lang]
-
-
-@dataclass(frozen=True)
-class Chapter:
-    number: int
-    title: Bilingual
-    levels: tuple[Level, ...]
 
 
 class _Reader:
