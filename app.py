@@ -11,7 +11,7 @@ import gradio as gr
 import dragon
 from dragon import api as core_api
 from dragon.levels import LevelError, load_levels
-from ui import chapter3, chapter4, handlers, play, quiz
+from ui import handlers, play, quiz, rooms
 from ui.layout import build
 from ui.text import i18n_tables
 
@@ -21,7 +21,7 @@ BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
 PROPS = {"top", "panel", "quiz", "lab", "codes"}  # custom HTML components: handlers give them a dict of properties
 PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab"]  # what opening a level changes
 PAGE_AND_CODES = [*PAGE, "codes"]
-LAB = ["lab", "saved", "top", "session"]  # what a chapter-3 lab's answer changes
+LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the race and the training run one at a time (players queue): a run beside another would slow both clocks
 TIMED = {"concurrency_limit": 1, "concurrency_id": "timed-runs"}
 
@@ -206,29 +206,14 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2)
         c["quiz"].check(fn, state, out, **quiet)
 
-        # chapter 3's labs: predictions checked, the race and the training run with Gradio's progress bar
-        for name, handler in (("check", chapter3.check), ("round", chapter3.next_round), ("again", chapter3.again)):
-            fn, out = wire(c, handler, LAB, event_data=2)
-            getattr(c["lab"], name)(fn, state, out, **quiet)
-        fn, out = wire(c, chapter3.quiz, ["lab", "session"], event_data=2)
-        c["lab"].quiz(fn, state, out, **quiet)
-        for name, handler in (("race", chapter3.race), ("train", chapter3.train)):
-            fn, out = wire(c, handler, LAB, event_data=2, progress=True)
-            getattr(c["lab"], name)(fn, state, out, api_visibility="private", show_progress="full",
-                                    show_progress_on=[c["lab"]], trigger_mode="once", **TIMED)  # fmt: skip
+        # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms.py); the
+        # loads, the race and the training show Gradio's progress bar on the panel
+        for name, action in rooms.EVENTS.items():
+            fn, out = wire(c, rooms.handler(name), LAB, event_data=2, progress=action.progress)
+            shown = {"show_progress": "full", "show_progress_on": [c["lab"]], "trigger_mode": "once"}
+            options = {**(shown if action.progress else {"show_progress": "hidden"}), **(TIMED if action.timed else {})}
+            getattr(c["lab"], name)(fn, state, out, api_visibility="private", **options)
         c["lab"].next(next_fn, state, page_out, api_visibility="private")
-        # chapters 4–5 in the same lab: the real model loaded on first use (with progress), answers scored
-        for name in ("pick", "predict", "stages", "measure", "submit", "badge"):
-            fn, out = wire(c, chapter4.act(name), LAB, event_data=2)
-            getattr(c["lab"], name)(fn, state, out, **quiet)
-        fn, out = wire(c, chapter4.try_own, ["lab", "session"], event_data=2)
-        getattr(c["lab"], "try")(fn, state, out, **quiet)  # `try` is a Python keyword
-        fn, out = wire(c, chapter4.warm, ["lab"], event_data=2, progress=True)
-        c["lab"].warm(fn, state, out, api_visibility="private", show_progress="full", show_progress_on=[c["lab"]],
-                      trigger_mode="once")  # fmt: skip
-        fn, out = wire(c, chapter4.grow, LAB, event_data=2, progress=True)
-        c["lab"].grow(fn, state, out, api_visibility="private", show_progress="full", show_progress_on=[c["lab"]],
-                      trigger_mode="once", **TIMED)  # fmt: skip
         fn, out = wire(c, handlers.export_code, ["codes"])
         c["codes"].export_code(fn, state, out, **quiet)
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)

@@ -11,7 +11,7 @@ from dragon import api, game
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels import get_level
 from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
-from ui import chapter3
+from ui import chapter3, formula
 from ui.text import t
 
 pytestmark = pytest.mark.browser
@@ -55,7 +55,7 @@ def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
     wait_text(page, "#lab .result-box", "什么都没有改变")
     assert in_view(page, "#lab .result-box .notice") and page.locator("#lab .result-head").count() == 0
     for i in range(3):
-        m = chapter3._round_math(level, "zh", i)
+        m = chapter3.round_math(level, "zh", i)
         wait_text(page, "#lab h3.round", f"第 {i + 1}/3 轮")
         page.locator("#lab [data-answer=winner]").select_option(str(m["winner"]))
         page.locator("#lab [data-answer=share]").select_option(str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS)))
@@ -64,7 +64,7 @@ def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
         assert in_view(page, "#lab .result-head"), f"round {i + 1}: the answer is out of view"
         winner = page.locator("#lab [data-for=softmax] .kbar.win")  # the real softmax row, its winner framed
         assert winner.locator(".kval").inner_text() == f"{max(m['weights']):.3f}"
-        assert chapter3.key_labels(m, "zh")[m["winner"]] in winner.locator(".kname").inner_text()
+        assert formula.key_labels(m, "zh")[m["winner"]] in winner.locator(".kname").inner_text()
         assert "sink" not in page.locator("#lab").inner_text()  # the sink key is ⟨汇点⟩ in Chinese
         if i == 0:
             shot(page, "ch3-formula-zh-round1")
@@ -112,7 +112,7 @@ def test_fusion_order_predict_and_switch_zh_phone(open_lab) -> None:
         page.locator(f"#lab [data-answer=o{i}]").select_option(step)
     page.locator("#lab [data-answer=keep]").select_option("0")
     f = api.fusion(get_level("3-3").text["zh"], "zh")
-    page.locator("#lab [data-answer=reach]").select_option(str(chapter3._fusion_truth(f)[2]))
+    page.locator("#lab [data-answer=reach]").select_option(str(chapter3.fusion_truth(f)[2]))
     page.locator("#mhd-lab-check").click()
     wait_text(page, "#lab .result-head", "3/3 分")
     assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").get_attribute("data-stars") == "3"

@@ -8,10 +8,11 @@ import pytest
 
 from dragon import api, game
 from dragon.lessons import crystal_ball as crystal_lesson
+from dragon.lessons import positions as positions_lesson
+from dragon.lessons import tower as tower_lesson
 from dragon.levels import get_level
 from tests.test_browser import browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
 from tests.test_browser_chapter3 import open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
-from ui import chapter4, chapter5
 
 pytestmark = pytest.mark.browser
 SLOW = 60_000
@@ -43,7 +44,7 @@ def test_tower_predict_then_figures_zh(open_lab) -> None:  # noqa: F811
     page.wait_for_selector("#mhd-lab-predict", timeout=SLOW)
     page.locator("#mhd-lab-predict").click()  # nothing chosen: a clear message, nothing changed
     wait_text(page, "#lab .result-box", "什么都没有改变")
-    truth = chapter4.tower_truth(api.tower())
+    truth = tower_lesson.answer_key(api.tower())
     page.locator("#lab [data-answer=rises]").select_option("yes")  # the lesson's story; the numbers disagree
     page.locator("#lab [data-answer=adjacent]").select_option(truth["adjacent"])
     page.locator("#lab [data-answer=special]").select_option(truth["special"])
@@ -98,7 +99,7 @@ def test_positions_predict_then_numbers_en(open_lab) -> None:  # noqa: F811
     assert page.locator("#lab .lab-end").get_attribute("data-stars") == "1" and in_view(page, "#lab .result-head")
     p = api.positions(get_level("5-1").text["en"], "en")
     assert f"{p['max_diff_unpermuted_no_positions']:.1e}" in page.locator("#lab .pos-lines").inner_text()
-    assert chapter5.positions_truth(p) == {"free": "same", "pos": "differ"}
+    assert positions_lesson.answer_key(p) == {"free": "same", "pos": "differ"}
     shot(page, "ch5-positions-en")
 
 
@@ -120,7 +121,7 @@ def test_badge_made_with_an_escaped_name_zh(open_lab) -> None:  # noqa: F811
 def test_crystal_ball_long_and_bad_own_sentences_zh_phone(open_lab) -> None:  # noqa: F811
     page = open_lab("level=4-1&lang=zh", "phone")
     page.wait_for_selector("#lab .cb-map", timeout=SLOW)
-    assert page.locator("#lab .star-rule").count() == 1  # the rule is there before the pick
+    assert page.locator("#lab .rule").count() == 1  # the rule is there before the pick
     page.locator('#lab .cb-map[data-pick="0,0"]').click()
     page.wait_for_selector("#lab .cb-try")
     wide = "Supercalifragilisticexpialidocious" * 14  # 476 characters in one word: no pronoun, nothing to break at

@@ -12,7 +12,7 @@ from dragon import api, game
 from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import Experiment, run
 from dragon.levels import LevelError, get_level, load_chapter, load_levels
-from ui import chapter3, handlers
+from ui import chapter3, facts_quiz, handlers, lab, rooms
 from ui.text import t
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,9 +22,14 @@ SHORT = Experiment(steps=150, curve_points=15)  # the tests' short run: ~4 s, th
 
 def fusion_right(lang: str) -> dict:
     """3-3's right answers, from the measurement itself: the reach answer is the bucket of the effective count."""
-    f = chapter3._fusion(get_level("3-3"), lang)
+    f = chapter3.fusion_of(get_level("3-3"), lang)
     reach = game.bucket(f["heads_per_dim"]["w_o_on"], game.REACH_BUCKETS)
     return {"o0": "concat", "o1": "w_o", "o2": "residual", "keep": "0", "reach": str(reach)}
+
+
+def ranked(heads: list[int]) -> dict:
+    """3-4's answer: the places r0, r1, … holding these head counts, first to last."""
+    return {f"r{i}": str(h) for i, h in enumerate(heads)}
 
 
 def fresh() -> str:
@@ -126,7 +131,7 @@ def test_star_rules() -> None:
 
 
 def right_answer(lang: str, i: int) -> dict:
-    m = chapter3._round_math(get_level("3-1"), lang, i)
+    m = chapter3.round_math(get_level("3-1"), lang, i)
     return {"winner": str(m["winner"]), "share": str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS))}
 
 
@@ -135,10 +140,10 @@ def test_formula_narration_is_true_of_the_real_rows(lang) -> None:
     """The why: the key with the largest score wins (softmax keeps the order), and the head with nothing to say
     parks its attention on the sink, so its output is almost nothing."""
     level = get_level("3-1")
-    rows = [chapter3._round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
+    rows = [chapter3.round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
     for m in rows:
         assert m["winner"] == int(np.argmax(m["scores"])) and abs(m["weights_sum"] - 1) < 1e-5
-        assert chapter3._map_row_diff(level, lang, m) < 1e-5  # the same row as the map the game draws
+        assert chapter3.map_row_diff(level, lang, m) < 1e-5  # the same row as the map the game draws
         assert m["shapes"]["K"] == [len(m["tokens"]) + 1, 16]
     sink = [m for m in rows if m["winner_key"] == "⟨sink⟩"]
     assert sink and all(m["output_norm"] < 0.05 * max(r["output_norm"] for r in rows) for m in sink)
@@ -150,34 +155,34 @@ def test_formula_rounds_are_scored_and_shown_after_the_check() -> None:
     body = handlers.boot('{"lang": "zh", "level": "3-1"}', None)["lab"]["body"]
     assert 'data-for="softmax"' in body and t("f_locked", "zh") in body  # the softmax is not sent before the check
     for bad in ({}, {"winner": "99", "share": "1"}, {"winner": "1", "share": "9"}, {"winner": "<b>", "share": "1"}):
-        out = chapter3.check(state, saved, bad)
+        out = rooms.answer("check", state, saved, bad)
         assert set(out) == {"lab"} and "什么都没有改变" in out["lab"]["body"]
-    assert chapter3.next_round(state, saved)["session"]["lab"].get("at", 0) == 0  # no skipping an unchecked round
+    assert rooms.answer("round", state, saved)["session"]["lab"].get("at", 0) == 0  # no skipping an unchecked round
     for i in range(3):
-        out = chapter3.check(state, saved, right_answer("zh", i))
+        out = rooms.answer("check", state, saved, right_answer("zh", i))
         state, saved = out["session"], out["saved"]
         assert "本轮 2/2 分" in out["lab"]["body"] and 'data-open="softmax"' in out["lab"]["body"]
-        assert chapter3.check(state, saved, right_answer("zh", i))["session"] == state  # checked once only
+        assert rooms.answer("check", state, saved, right_answer("zh", i))["session"] == state  # checked once only
         if i < 2:
-            state = chapter3.next_round(state, saved)["session"]
+            state = rooms.answer("round", state, saved)["session"]
     progress = game.load(saved).progress
     assert progress["stars"]["3-1"] == 3 and 'data-stars="3"' in out["lab"]["body"]
-    again = chapter3.again(state, saved)  # the answers were shown: another try earns at most ★
+    again = rooms.answer("again", state, saved)  # the answers were shown: another try earns at most ★
     assert again["session"]["lab"] == {"level": "3-1"} and "★☆☆" in again["lab"]["body"]
 
 
 def test_formula_wrong_answers_lose_the_level() -> None:
     state, saved = session("3-1", "en"), fresh()
     for i in range(3):
-        m = chapter3._round_math(get_level("3-1"), "en", i)
+        m = chapter3.round_math(get_level("3-1"), "en", i)
         wrong = {"winner": str((m["winner"] + 1) % len(m["keys"])), "share": "0"}
-        out = chapter3.check(state, saved, wrong)
+        out = rooms.answer("check", state, saved, wrong)
         state, saved = out["session"], out["saved"]
         if i == 0:  # the first answer is shown: this try still earns up to ★★★, a later one at most ★
             assert game.hints_used(game.load(saved).progress, "3-1") == 2
             assert "This try can still earn ★★★" in out["lab"]["body"]
         if i < 2:
-            state = chapter3.next_round(state, saved)["session"]
+            state = rooms.answer("round", state, saved)["session"]
     assert game.load(saved).progress["stars"]["3-1"] == 0 and t("lab_lost", "en") in out["lab"]["body"]
 
 
@@ -196,10 +201,10 @@ def test_race_narration_same_flops_whatever_the_path_or_the_number_of_heads() ->
 def test_race_scores_the_guess_against_the_measured_speed_up() -> None:
     state, saved = session("3-2"), fresh()
     for bad in ("", "abc", "0", "-3", "1e9", "nan", None):
-        out = chapter3.race(state, saved, {"guess": bad})
+        out = rooms.answer("race", state, saved, {"guess": bad})
         assert set(out) == {"lab"} and "nothing was changed" in out["lab"]["body"]
     seen = []
-    out = chapter3.race(state, saved, {"guess": "2,5"}, lambda f, desc: seen.append(desc))
+    out = rooms.answer("race", state, saved, {"guess": "2,5"}, lambda f, desc: seen.append(desc))
     lab = out["session"]["lab"]
     r = lab["result"]
     measured = r["speedup"][r["lengths"].index(get_level("3-2").guess_at)]
@@ -209,7 +214,7 @@ def test_race_scores_the_guess_against_the_measured_speed_up() -> None:
     assert seen and "CPU" in seen[0]
     assert r["flops_loop"] == r["flops_batched"] and body.count(">equal<") == len(r["lengths"])
     assert f"×{measured:.2f}" in body and "CPU (" in body and "svg" in body and "sequence length T" in body
-    assert chapter3.race(out["session"], out["saved"], {"guess": "3"}) == {}  # one race an attempt
+    assert rooms.answer("race", out["session"], out["saved"], {"guess": "3"}) == {}  # one race an attempt
 
 
 # --- 3-3 fusion ---------------------------------------------------------------------------------------------------
@@ -219,7 +224,7 @@ def test_race_scores_the_guess_against_the_measured_speed_up() -> None:
 def test_fusion_narration_is_true_of_the_measurement(lang) -> None:
     """The why: without the residual the output hardly resembles the input (mean cosine near 0), with it each word
     keeps most of what it was; W^O lets every output number hear every head, and each head has d_head numbers."""
-    f = chapter3._fusion(get_level("3-3"), lang)
+    f = chapter3.fusion_of(get_level("3-3"), lang)
     assert abs(f["keep_without_residual"]) < game.KEEP_BUCKETS[0] and f["keep_with_residual"] >= game.KEEP_BUCKETS[1]
     assert chapter3.weight_heads(f) == len(f["heads"]) and f["heads_per_dim"]["w_o_off"] == 1.0
     assert f["steps"] == list(chapter3.STEP_KEYS)
@@ -233,35 +238,37 @@ def test_fusion_narration_is_true_of_the_measurement(lang) -> None:
 def test_fusion_reach_answer_is_the_measured_effective_count(lang) -> None:
     """The question asks for the effective count the screen measures; the accepted answer is the bucket that
     holds it (computed, never typed in), and the result shows both the effective and the nonzero-weight count."""
-    f = chapter3._fusion(get_level("3-3"), lang)
+    f = chapter3.fusion_of(get_level("3-3"), lang)
     n = chapter3.effective_heads(f)
     right = fusion_right(lang)
-    assert int(right["reach"]) == game.bucket(n, game.REACH_BUCKETS) == chapter3._fusion_truth(f)[2]
-    out = chapter3.check(session("3-3", lang), fresh(), right)
+    assert int(right["reach"]) == game.bucket(n, game.REACH_BUCKETS) == chapter3.fusion_truth(f)[2]
+    out = rooms.answer("check", session("3-3", lang), fresh(), right)
     assert out["session"]["lab"]["points"] == 3
     body = out["lab"]["body"]
     both = t("u_hpd", lang, n=f"{n:.2f}", w=chapter3.weight_heads(f))  # the effective and the nonzero-weight count
     assert f"{n:.2f}" in body and both in body.replace("&#x27;", "'")
     others = [str(i) for i in range(len(game.REACH_BUCKETS) + 1) if str(i) != right["reach"]]
     for other in others:  # any other bucket loses the point
-        assert chapter3.check(session("3-3", lang), fresh(), {**right, "reach": other})["session"]["lab"]["points"] == 2
+        out = rooms.answer("check", session("3-3", lang), fresh(), {**right, "reach": other})
+        assert out["session"]["lab"]["points"] == 2
 
 
 def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> None:
     state, saved = session("3-3", "zh"), fresh()
     right = fusion_right("zh")
     for bad in ({**right, "o2": "concat"}, {**right, "keep": ""}, {**right, "reach": "7"}, {}):
-        out = chapter3.check(state, saved, bad)
+        out = rooms.answer("check", state, saved, bad)
         assert set(out) == {"lab"} and "什么都没有改变" in out["lab"]["body"]
         assert "data-switch" not in out["lab"]["body"]
-    out = chapter3.check(state, saved, right)
+    out = rooms.answer("check", state, saved, right)
     assert out["session"]["lab"]["stars"] == 3 and game.load(out["saved"]).progress["stars"]["3-3"] == 3
     body = out["lab"]["body"]
     assert body.count("data-setting=") == 4 and 'data-switch="wo"' in body and 'data-switch="res"' in body
-    f = chapter3._fusion(get_level("3-3"), "zh")
+    f = chapter3.fusion_of(get_level("3-3"), "zh")
     for s in f["switches"]:  # each setting shows its measured keep
         assert f"= {s['keep']:.2f}" in body
-    wrong = chapter3.check(session("3-3"), fresh(), {**fusion_right("en"), "o0": "w_o", "o1": "concat", "keep": "2"})
+    swapped = {**fusion_right("en"), "o0": "w_o", "o1": "concat", "keep": "2"}
+    wrong = rooms.answer("check", session("3-3"), fresh(), swapped)
     assert wrong["session"]["lab"]["stars"] == 1 and "Not that order" in wrong["lab"]["body"]
 
 
@@ -287,12 +294,12 @@ def test_heads_narration_is_true_of_a_real_run(short_result) -> None:
 def test_heads_ranking_is_scored_against_the_run(short_experiment) -> None:
     state, saved = session("3-4"), fresh()
     for bad in ({}, {f"r{i}": "1" for i in range(5)}, {"r0": "16", "r1": "8", "r2": "4", "r3": "2", "r4": "32"}):
-        out = chapter3.train(state, saved, bad)
+        out = rooms.answer("train", state, saved, bad)
         assert set(out) == {"lab"} and "nothing was changed" in out["lab"]["body"]
     seen = []
     ranking = [16, 8, 4, 2, 1]
     answers = {f"r{i}": str(h) for i, h in enumerate(ranking)}
-    out = chapter3.train(state, saved, answers, lambda f, desc: seen.append(f))
+    out = rooms.answer("train", state, saved, answers, lambda f, desc: seen.append(f))
     lab = out["session"]["lab"]
     accuracy = dict(zip(short_experiment["heads"], short_experiment["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
@@ -302,10 +309,10 @@ def test_heads_ranking_is_scored_against_the_run(short_experiment) -> None:
 
 
 def test_facts_quiz_checks_answers_and_fact_checks_the_lesson(short_experiment) -> None:
-    out = chapter3.train(session("3-4", "zh"), fresh(), {f"r{i}": str(h) for i, h in enumerate([16, 8, 4, 2, 1])})
+    out = rooms.answer("train", session("3-4", "zh"), fresh(), ranked([16, 8, 4, 2, 1]))
     state, saved = out["session"], out["saved"]
     answers = {"q:gpt3-total-heads": "1152", "q:bert-base-total-heads": "144", "q:mha-params-768": "很多"}
-    quiz = chapter3.quiz(state, saved, answers)
+    quiz = rooms.answer("quiz", state, saved, answers)
     assert set(quiz) == {"lab", "session"}  # the quiz earns no stars: progress untouched
     body = quiz["lab"]["body"]
     facts = api.facts()
@@ -320,7 +327,7 @@ def test_facts_quiz_checks_answers_and_fact_checks_the_lesson(short_experiment) 
 
 
 def test_language_switch_keeps_what_was_done_in_the_lab() -> None:
-    out = chapter3.check(session("3-3", "zh"), fresh(), fusion_right("zh"))
+    out = rooms.answer("check", session("3-3", "zh"), fresh(), fusion_right("zh"))
     switched = handlers.switch_lang(out["session"], out["saved"], [0.5] * 8, {"lang": "en"})
     assert switched["session"]["lab"] == out["session"]["lab"] and "Right order" in switched["lab"]["body"]
     other = handlers.choose_level(out["session"], out["saved"], {"level": "3-3"})  # opening a level starts afresh
@@ -329,26 +336,26 @@ def test_language_switch_keeps_what_was_done_in_the_lab() -> None:
 
 def test_english_labs_have_no_chinese_and_text_is_escaped(short_experiment) -> None:
     done = {
-        "3-1": chapter3.check(session("3-1"), fresh(), right_answer("en", 0)),
-        "3-3": chapter3.check(session("3-3"), fresh(), fusion_right("en")),
-        "3-4": chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([1, 2, 4, 8, 16])}),
+        "3-1": rooms.answer("check", session("3-1"), fresh(), right_answer("en", 0)),
+        "3-3": rooms.answer("check", session("3-3"), fresh(), fusion_right("en")),
+        "3-4": rooms.answer("train", session("3-4"), fresh(), ranked([1, 2, 4, 8, 16])),
     }
     for level_id, out in done.items():
         text = re.sub(r"<[^>]+>", " ", out["lab"]["body"])
         assert not CJK.search(text), (level_id, CJK.findall(text)[:10])
     nasty = "<script>alert(1)</script> ${alert(2)} {{x}}"
     level = dataclasses.replace(get_level("3-3"), why={"zh": nasty, "en": nasty})
-    body = chapter3.lab_props(level, "en", game.new_progress(), done["3-3"]["session"]["lab"])["body"]
+    body = rooms.lab_props(level, "en", game.new_progress(), done["3-3"]["session"]["lab"])["body"]
     assert "<script" not in body and "${" not in body and "{{" not in body
-    quiz = chapter3.quiz(done["3-4"]["session"], fresh(), {"q:gpt3-total-heads": "${x}<b>"})["lab"]["body"]
+    quiz = rooms.answer("quiz", done["3-4"]["session"], fresh(), {"q:gpt3-total-heads": "${x}<b>"})["lab"]["body"]
     assert "${x}" not in quiz and "x&#125;<b>" not in quiz and "&#36;&#123;x&#125;&lt;b&gt;" in quiz
 
 
 def test_labs_refuse_events_of_other_levels() -> None:
-    assert chapter3.check(session("2-1"), fresh(), {}) == {}
-    assert chapter3.race(session("3-1"), fresh(), {"guess": "2"}) == {}
-    assert chapter3.train(session("3-2"), fresh(), {}) == {}
-    assert chapter3.quiz(session("3-3"), fresh(), {}) == {}
+    assert rooms.answer("check", session("2-1"), fresh(), {}) == {}
+    assert rooms.answer("race", session("3-1"), fresh(), {"guess": "2"}) == {}
+    assert rooms.answer("train", session("3-2"), fresh(), {}) == {}
+    assert rooms.answer("quiz", session("3-3"), fresh(), {}) == {}
 
 
 # --- QA round 2: the sink's name, the star rules, the quiz's range and its give-away, small text fixes ------------
@@ -363,16 +370,16 @@ def test_formula_lab_names_the_sink_in_chinese_and_hides_the_scores_before_the_c
     body = handlers.boot('{"lang": "zh", "level": "3-1"}', None)["lab"]["body"]
     assert 'data-open="q"' in body and 'class="kbar' not in body  # the scores would give the winner away
     assert "sink" not in page_text(body) and "⟨汇点⟩" in body
-    sink_round = next(i for i in range(3) if chapter3._round_math(level, "zh", i)["winner_key"] == "⟨sink⟩")
+    sink_round = next(i for i in range(3) if chapter3.round_math(level, "zh", i)["winner_key"] == "⟨sink⟩")
     state, saved = session("3-1", "zh"), fresh()
     for i in range(sink_round + 1):
-        out = chapter3.check(state, saved, right_answer("zh", i))
+        out = rooms.answer("check", state, saved, right_answer("zh", i))
         state, saved = out["session"], out["saved"]
         if i < sink_round:
-            state = chapter3.next_round(state, saved)["session"]
+            state = rooms.answer("round", state, saved)["session"]
     text = page_text(out["lab"]["body"])
     assert "sink" not in text and "赢家是 ⟨汇点⟩" in text and "≈ 1" in text and "1.000" not in text
-    en = page_text(chapter3.lab_props(level, "en", game.new_progress(), {"level": "3-1"})["body"])
+    en = page_text(rooms.lab_props(level, "en", game.new_progress(), {"level": "3-1"})["body"])
     assert "⟨sink⟩" in en and "汇点" not in en
 
 
@@ -382,14 +389,14 @@ def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytes
     progress = game.new_progress()
     lines = {lid: chapter3.rule_html(get_level(lid), lang) for lid in ("3-1", "3-2", "3-3", "3-4")}
     for lid, line in lines.items():
-        assert line in chapter3.lab_props(get_level(lid), lang, progress)["body"]
+        assert line in rooms.lab_props(get_level(lid), lang, progress)["body"]
     m = 2 * len(get_level("3-1").rounds[lang])
     least = {n: min(p for p in range(m + 1) if game.formula_stars(p, m) >= n) for n in (2, 1)}
     assert lines["3-1"] == f'<p class="rule">{t("rule_formula", lang, m=m, b=least[2], c=least[1])}</p>'
     assert all(f"{f:g}" in lines["3-2"] for f in game.GUESS_FACTORS)
     pairs = 10  # five models: 5 · 4 / 2 pairs
-    assert chapter3.least_for(lambda p: game.rank_stars(p, pairs), pairs) == [10, 8, 6]
-    assert chapter3.least_for(game.fusion_stars, 3) == [3, 2, 1]
+    assert lab.least_for(lambda p: game.rank_stars(p, pairs), pairs) == [10, 8, 6]
+    assert lab.least_for(game.fusion_stars, 3) == [3, 2, 1]
     monkeypatch.setattr(game, "GUESS_FACTORS", (1.2, 2.0, 3.0))  # the rule line follows the constants
     assert "1.2" in chapter3.rule_html(get_level("3-2"), lang)
     if lang == "en":
@@ -397,29 +404,30 @@ def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytes
 
 
 def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experiment) -> None:
-    out = chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([16, 8, 4, 2, 1])})
-    assert all(api.facts_quiz(q, 0)["answer"] < chapter3.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
-    quiz = chapter3.quiz(out["session"], out["saved"], {"q:gpt3-total-heads": "-1", "q:bert-base-total-heads": "1e9"})
+    out = rooms.answer("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
+    assert all(api.facts_quiz(q, 0)["answer"] < facts_quiz.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
+    bad = {"q:gpt3-total-heads": "-1", "q:bert-base-total-heads": "1e9"}
+    quiz = rooms.answer("quiz", out["session"], out["saved"], bad)
     body = quiz["lab"]["body"]
     assert body.count('class="notice') == 2 and "“-1” is not a sensible answer" in body and "“1e9” is not" in body
     assert "You said" not in body and "Right:" not in body  # neither was scored
     given = quiz["session"]["lab"]["quiz"]
     assert given["gpt3-total-heads"] == {"bad": "-1", "range": True}
-    zh = chapter3.lab_props(get_level("3-4"), "zh", game.new_progress(), quiz["session"]["lab"])["body"]
+    zh = rooms.lab_props(get_level("3-4"), "zh", game.new_progress(), quiz["session"]["lab"])["body"]
     assert "“-1”不是一个合理的答案" in zh
 
 
 def test_the_papers_bleu_line_waits_for_the_bleu_question(short_experiment) -> None:
-    out = chapter3.train(session("3-4"), fresh(), {f"r{i}": str(h) for i, h in enumerate([16, 8, 4, 2, 1])})
+    out = rooms.answer("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
     body = out["lab"]["body"]
     one_head = next(r for r in api.facts()["vaswani"]["rows"] if r["h"] == 1)
     line = f"h = 1: {one_head['bleu']:.1f} BLEU"
     assert "vaswani-one-head-bleu" in get_level("3-4").quiz
     assert line not in body and "Vaswani et al. 2017, Table" not in body
     assert body.count("class=\"formula-line\"") == 1  # the parameter formula once, above the ranking
-    other = chapter3.quiz(out["session"], out["saved"], {"q:gpt3-total-heads": "9216"})
+    other = rooms.answer("quiz", out["session"], out["saved"], {"q:gpt3-total-heads": "9216"})
     assert line not in other["lab"]["body"]  # another question checked: still hidden
-    done = chapter3.quiz(other["session"], out["saved"], {"q:vaswani-one-head-bleu": "20"})
+    done = rooms.answer("quiz", other["session"], out["saved"], {"q:vaswani-one-head-bleu": "20"})
     assert line in done["lab"]["body"] and "class=\"note vaswani\"" in done["lab"]["body"]
 
 
@@ -429,12 +437,12 @@ def test_small_text_fixes() -> None:
     options = top.options_html("3-1", game.new_progress(), "en")
     assert "  " not in options and "3-1 Inside the formula ☆☆☆" in options
     llama = next(m for m in api.facts()["models"] if m["kv_heads"] != m["heads"])
-    quiz = chapter3._quiz_html(get_level("3-4"), "en", {"level": "3-4"})
+    quiz = facts_quiz.quiz_html(get_level("3-4"), "en", {"level": "3-4"})
     assert f"{llama['layers']} × {llama['heads']} ({llama['kv_heads']} key/value heads, GQA)" in quiz
     for lid in ("3-1", "3-3"):  # Wᴼ, never a caret, in what the player reads
         for lang in ("zh", "en"):
             level = get_level(lid)
-            text = page_text(chapter3.lab_props(level, lang, game.new_progress())["body"]) + level.story[lang]
+            text = page_text(rooms.lab_props(level, lang, game.new_progress())["body"]) + level.story[lang]
             assert "W^O" not in text and "^" not in level.why[lang]
     assert "Wᴼ" in get_level("3-3").story["en"]
 

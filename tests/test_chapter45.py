@@ -10,10 +10,13 @@ import pytest
 from dragon import api, game
 from dragon.lessons import badge
 from dragon.lessons import crystal_ball as crystal_lesson
+from dragon.lessons import own_sentence as sentence_lesson
+from dragon.lessons import positions as positions_lesson
+from dragon.lessons import tower as tower_lesson
 from dragon.levels import LevelError, get_level, load_chapter, load_levels
-from ui import chapter4, chapter5
-from ui.chapter3 import mark
+from ui import chapter4, chapter5, lab
 from ui.draw import esc, star_text
+from ui.lab import mark
 from ui.text import t
 
 ASK = "ask: {word: they, target: students}"
@@ -85,7 +88,7 @@ def test_tower_lines_say_what_the_numbers_show() -> None:
     d = [p["distance"] for p in tw["per_layer"]]
     assert f"the nearest is layer {d.index(min(d)) + 1}" in lines[0]
     assert (lines[1] == t("tw_rises", "en")) == all(b > a for a, b in itertools.pairwise(d))
-    start, lo, hi = chapter4.sink_layers(tw)
+    start, lo, hi = tower_lesson.sink_layers(tw)
     assert all(p["special"] >= 0.4 for p in tw["per_layer"][start:]) and tw["per_layer"][start - 1]["special"] < 0.4
     assert f"From layer {start + 1} on, {lo:.0%}–{hi:.0%}" in lines[3]
     adjacent = [p["adjacent"] for p in tw["per_layer"]]
@@ -94,25 +97,25 @@ def test_tower_lines_say_what_the_numbers_show() -> None:
 
 def test_own_sentence_says_nearest_noun_only_when_it_is() -> None:
     best = api.crystal_ball(get_level("4-1").text["en"], "they", "students")["best"]
-    mine = chapter4.own_sentence("The cat sat on the mat because it was tired.", "it", best)
+    mine = sentence_lesson.own_sentence("The cat sat on the mat because it was tired.", "it", best)
     top = max((v, j) for j, v in enumerate(mine["row"]) if j != mine["position"])[1]
     assert mine["top"] == mine["tokens"][top] and mine["nearest_noun"] == "mat"
-    said = chapter4._try_result("en", mine, best)
+    said = chapter4.try_result("en", mine, best)
     assert ("“mat” is the nearest noun before it" in said) == (mine["top"] == "mat")
     assert ("The nearest noun before it is “mat”" in said) == (mine["top"] != "mat")
 
 
 def test_positions_numbers_and_truth() -> None:
     p = api.positions("我爱你", "zh")
-    assert chapter5.positions_truth(p) == {"free": "same", "pos": "differ"}
-    html = chapter5._positions_numbers(p, "en")
+    assert positions_lesson.answer_key(p) == {"free": "same", "pos": "differ"}
+    html = chapter5.positions_numbers(p, "en")
     assert f"{p['max_diff_unpermuted_no_positions']:.1e}" in html and f"{p['diff_with_positions']:.3f}" in html
 
 
 def test_badge_escapes_the_name() -> None:
     progress, attempt, note = chapter5.make_badge(get_level("5-2"), "en", game.new_progress(), {"level": "5-2"},
                                                   {"name": "${alert(1)}<script>"})  # fmt: skip
-    body = chapter5._badge_body(get_level("5-2"), "en", progress, attempt, "")
+    body = chapter5.badge_panel(get_level("5-2"), "en", progress, attempt, "")
     assert progress["stars"]["5-2"] == 0 and attempt["stars"] == 0 and not note  # nothing played: no star
     assert "<script>" not in body and "${" not in body and re.search(r'href="data:image/png;base64,', body)
 
@@ -127,8 +130,8 @@ def test_badge_stars_come_from_the_players_results() -> None:
         assert game.badge_stars(progress) == want == game.bucket(each / 3, game.BADGE_SHARES)
         progress, attempt, _ = chapter5.make_badge(level, "en", progress, {"level": "5-2"}, {"name": ""})
         assert attempt["stars"] == want and progress["stars"].get("5-2", 0) == want
-    body = chapter5._badge_body(level, "zh", game.new_progress(), {"level": "5-2"}, "")
-    assert "badge-share" in body and f"0/{3 * len(ids)}" in body and "star-rule" in body  # shown before making
+    body = chapter5.badge_panel(level, "zh", game.new_progress(), {"level": "5-2"}, "")
+    assert "badge-share" in body and f"0/{3 * len(ids)}" in body and 'class="rule"' in body  # shown before making
 
 
 @pytest.mark.parametrize("name", ["W" * 24, "龙" * 24, "Bo"])
@@ -143,12 +146,12 @@ def test_badge_name_fits_the_ribbon(name: str) -> None:
 
 def test_own_sentence_looks_at_the_last_pronoun_and_the_specials() -> None:
     best = api.crystal_ball(get_level("4-1").text["en"], "they", "students")["best"]
-    mine = chapter4.own_sentence("She said she would come.", "she", best)
+    mine = sentence_lesson.own_sentence("She said she would come.", "she", best)
     assert mine["position"] == 2 and mine["times"] == 2
     assert abs(mine["on_words"] + mine["specials"] + mine["row"][2] - 1) < 1e-3  # the row sums to 1
-    said = chapter4._try_result("en", mine, best)
+    said = chapter4.try_result("en", mine, best)
     assert "[CLS]/[SEP]" in said and "looks at the last one" in said
-    assert ("mostly looks" in said or "parks most" in said) == (mine["on_words"] < chapter4.LOW_ON_WORDS)
+    assert ("mostly looks" in said or "parks most" in said) == (mine["on_words"] < sentence_lesson.LOW_ON_WORDS)
 
 
 @pytest.mark.parametrize("text,word", [("", "it"), ("   ", "it"), ("我爱你，它很好。", "it"), ("x" * 500 + " it", "it"),
@@ -162,26 +165,26 @@ def test_own_sentence_errors_speak_the_players_language(text: str, word: str) ->
         if lang == "zh":
             english = r"The text|is not a word|type an English|characters;|[a-z]+ [a-z]+ [a-z]+ [a-z]+"
             assert not re.search(english, note), note
-        assert note.count(" / ") <= chapter4.SHOWN_WORDS
+        assert note.count(" / ") <= sentence_lesson.SHOWN_WORDS
 
 
 def test_star_rules_are_shown_before_answering() -> None:
     for lang in ("zh", "en"):
         assert f"{game.CRYSTAL_SHARES[1]:.0%}" in chapter4.crystal_rule(lang)
-        assert f"2/3 {star_text(game.points_stars(2, 3))}" in chapter4.points_rule(lang, 3)
+        assert f"2/3 {star_text(game.points_stars(2, 3))}" in lab.points_rule(lang, 3)
         assert star_text(game.prune_stars(7, 8, True)) in chapter4.prune_rule(lang)
         assert f"{game.BADGE_SHARES[2]:.0%}" in chapter5.badge_rule(lang)
-        body = chapter5._positions_body(get_level("5-1"), lang, game.new_progress(), {"level": "5-1"}, "")
-        assert "star-rule" in body
+        body = chapter5.positions_panel(get_level("5-1"), lang, game.new_progress(), {"level": "5-1"}, "")
+        assert 'class="rule"' in body
 
 
 def test_tower_marks_show_the_question_and_the_answer() -> None:
     tw = api.tower()
-    truth = chapter4.tower_truth(tw)
+    truth = tower_lesson.answer_key(tw)
     wrong = "no" if truth["rises"] == "yes" else "yes"
     attempt = {"level": "4-2", "answers": {"rises": wrong, "adjacent": truth["adjacent"], "special": truth["special"]},
                "points": 2, "stars": 2}
-    body = chapter4._tower_body(get_level("4-2"), "en", game.new_progress(), attempt, "")
+    body = chapter4.tower_panel(get_level("4-2"), "en", game.new_progress(), attempt, "")
     said = t("tw_mark", "en", q=t("tw_k_rises", "en"), a=t(wrong, "en"), ok=mark(False, "en"))
     assert said.startswith("grows every layer? you said") and esc(said) in body
     assert f"layer {truth['adjacent']}" in body

@@ -67,7 +67,7 @@ def switch_lang(state: State, saved: Saved, gates: Gates, data: EventData) -> di
     except ValueError:
         kept = None
     lab = state.get("lab") if isinstance(state, dict) else None  # a chapter-3 lab keeps what was done there
-    return {**page(level, lang, game.load(saved).progress, gates=kept, lab=lab), "codes": codes_props(lang)}
+    return {**page(level, lang, game.load(saved).progress, gates=kept, attempt=lab), "codes": codes_props(lang)}
 
 
 def export_code(state: State, saved: Saved) -> dict:

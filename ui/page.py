@@ -3,8 +3,9 @@
 from dragon import api, game
 from dragon.levels import Level
 
-from . import chapter3, play, quiz, views
+from . import play, quiz, rooms, views
 from .draw import esc
+from .lab import HIDDEN
 from .session import START_GATES
 from .text import t
 from .top import top_props
@@ -32,20 +33,20 @@ def page(
     progress: dict,
     notice: str = "",
     gates: list[float] | None = None,
-    lab: dict | None = None,
+    attempt: dict | None = None,
 ) -> dict:
-    """Everything shown for a level: the top, then the slider panel and its maps, chapter 1's panel, or chapter
-    3's lab (`lab`: the player's attempt there, kept by a language switch)."""
+    """Everything shown for a level: the top, then the slider panel and its maps, chapter 1's panel, or a lab
+    level's room (`attempt`: the player's attempt there, kept by a language switch)."""
     session: dict = {"level": level.id, "lang": lang}
     out = {"session": session, "saved": game.save(progress), "top": top_props(level, lang, progress, notice)}
-    out["panel"], out["maps"], out["quiz"], out["lab"] = dict(play.HIDDEN), "", {"body": ""}, dict(chapter3.HIDDEN)
+    out["panel"], out["maps"], out["quiz"], out["lab"] = dict(play.HIDDEN), "", {"body": ""}, dict(HIDDEN)
     if level.sliders:
         out["panel"] = play.panel_props(level, lang, gates or START_GATES, progress)
         out["maps"] = views.maps_html(api.level_reading(level, lang), lang)
     elif level.lab:
-        if lab and lab.get("level") == level.id:
-            session["lab"] = lab
-        out["lab"] = chapter3.lab_props(level, lang, progress, session.get("lab"))
+        if attempt and attempt.get("level") == level.id:
+            session["lab"] = attempt
+        out["lab"] = rooms.lab_props(level, lang, progress, session.get("lab"))
     else:
         out["quiz"] = quiz.quiz_props(level, lang, progress)
     return out

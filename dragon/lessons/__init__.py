@@ -1,1 +1,1 @@
-"""Chapter 3's lessons, one computation per module (no UI): head_math, race, fusion, heads_experiment, facts."""
+"""The lessons of chapters 3–5, one computation per module (no UI)."""

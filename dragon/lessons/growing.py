@@ -206,3 +206,13 @@ def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.de
 def grow(steps: int = Growth().ex.steps, seed: int = 0, progress: Progress | None = None) -> dict:
     """Train live on the best device and return the run as plain JSON (the model itself is dropped)."""
     return train(steps, seed, progress=progress)[1]
+
+
+def stage_snapshots(run: dict) -> list[dict]:
+    """One snapshot per stage the run reached: the first of random, faint and clear, and the last (settled)."""
+    snaps = {s["point"]: s for s in run["snapshots"]}
+    out = []
+    for st in run["stages"]:
+        point = run["snapshots"][-1]["point"] if st["stage"] == "settled" else st["point"]
+        out.append(snaps[point])
+    return out

@@ -23,6 +23,7 @@ POSITION_FEATURES = (
 SWAPPABLE = ("noun", "pron")  # the default second text swaps the first and the last of these (subject ↔ object)
 PREVIEW = 6  # output numbers shown per token: the last ones of each block output (word code + heads' part)
 DECIMALS = 4
+SAME = 1e-5  # outputs this close after un-permuting are the same vectors (float32 rounding is ~1e-7)
 
 
 def position_free(tokens: tuple[Token, ...]) -> torch.Tensor:
@@ -137,4 +138,13 @@ def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
         "preview_with_positions_a": rounded(out["positions"][0][1:, -PREVIEW:], DECIMALS),
         "preview_with_positions_b": rounded(out["positions"][1][1:, -PREVIEW:], DECIMALS),
         "truncated": a.truncated,
+    }
+
+
+def answer_key(p: dict) -> dict[str, str]:
+    """5-1's right answers: 'same' or 'differ', after putting the second text's rows back in the first text's order,
+    without positions (`free`) and with them (`pos`)."""
+    return {
+        "free": "same" if p["max_diff_unpermuted_no_positions"] < SAME else "differ",
+        "pos": "same" if p["diff_with_positions"] < SAME else "differ",
     }

@@ -94,3 +94,20 @@ def findings(layer: dict[str, torch.Tensor], neighbour: torch.Tensor) -> dict:
         "distance_rises_every_layer": bool((steps > 0).all()),
         "distance_first_to_last": [round(float(d[0]), DECIMALS), round(float(d[-1]), DECIMALS)],
     }
+
+
+def answer_key(tw: dict) -> dict[str, str]:
+    """4-2's right answers, read off the figures: does distance rise every layer, which layer looks most at the
+    neighbouring words, which parks most on [CLS]/[SEP] (layers counted from 1)."""
+    f = tw["findings"]
+    return {"rises": "yes" if f["distance_rises_every_layer"] else "no", "adjacent": str(f["most_adjacent_layer"] + 1),
+            "special": str(f["most_special_layer"] + 1)}  # fmt: skip
+
+
+def sink_layers(tw: dict, share: float = 0.4) -> tuple[int, float, float] | None:
+    """The first layer from which every layer parks ≥ `share` of its attention on [CLS]/[SEP], and the range there."""
+    specials = [p["special"] for p in tw["per_layer"]]
+    for start in range(len(specials)):
+        if all(s >= share for s in specials[start:]):
+            return start, min(specials[start:]), max(specials[start:])
+    return None

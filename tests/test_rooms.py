@@ -1,0 +1,97 @@
+"""The registry of rooms (ui/rooms.py) and the lab toolkit (ui/lab.py): every lab level kind has one room, every
+button on a panel is an action of its room, a new kind is one entry, and only the toolkit writes the blocks."""
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from dragon import game
+from dragon.level_types import LAB_KINDS
+from dragon.levels import all_levels, get_level
+from ui import lab, rooms
+from ui.lab import Action, Room
+
+ROOT = Path(__file__).resolve().parent.parent
+# the blocks every lab level is made of: only ui/lab.py writes their HTML
+BLOCKS = (
+    "answer-row", "result-box", "result-head", "lab-end", "cap-note", 'class="question', 'class="rule', "lab-buttons",
+    "<select", 'role="status"', 'class="asks', 'class="note', 'class="sub"', "<h3", "data-answer",
+)  # fmt: skip
+
+
+def test_every_lab_kind_has_one_room_and_no_other_kind_has_one() -> None:
+    assert set(rooms.ROOMS) == set(LAB_KINDS)
+    for level in all_levels().values():
+        assert (level.kind in rooms.ROOMS) == level.lab, level.id
+
+
+def test_an_event_runs_alike_in_every_room() -> None:
+    """Gradio wires one listener per event name, so a name must mean one way of running everywhere."""
+    timed = {name for name, a in rooms.EVENTS.items() if a.timed}
+    shown = {name for name, a in rooms.EVENTS.items() if a.progress}
+    assert timed == {"race", "train", "grow"} and shown == timed | {"warm"}
+    clash = {**rooms.ROOMS, "odd": Room(rooms.ROOMS["formula"].panel, {"check": Action(lab.again, timed=True)})}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rooms, "ROOMS", clash)
+        with pytest.raises(ValueError, match="'check' runs differently"):
+            rooms.event_options()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_button_on_a_lab_panel_is_an_action_of_its_room(lang: str) -> None:
+    progress = game.new_progress()
+    for level in all_levels().values():
+        if not level.lab:
+            continue
+        body = rooms.lab_props(level, lang, progress)["body"]
+        asked = set(re.findall(r'data-act="(\w+)"', body)) | set(re.findall(r'data-autoload="(\w+)"', body))
+        assert asked, level.id
+        assert asked <= set(rooms.actions(rooms.ROOMS[level.kind])) | {"next"}, (level.id, asked)
+
+
+def test_a_new_kind_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A room added to ROOMS is drawn and answered with nothing else changed (here a level of a made-up kind)."""
+    level = dataclasses.replace(get_level("5-1"), kind="echo")
+    seen = []
+
+    def panel(level, lang, progress, attempt, note) -> str:
+        said = note + attempt.get("said", "")
+        check = lab.checking(level, lang, progress, attempt, check=lab.button("say", "Say"), result=said)
+        return lab.room("echo", lab.question("say?"), check)
+
+    def say(level, lang, progress, attempt, data):
+        seen.append(data)
+        if data.get("word") != "hi":
+            return progress, attempt, lab.refusal("say hi")
+        return lab.record(progress, level, 100.0, 3), {**attempt, "said": "hi!", "stars": 3}, ""
+
+    monkeypatch.setitem(rooms.ROOMS, "echo", Room(panel, {"say": Action(say)}))
+    monkeypatch.setattr(rooms, "get_level", lambda level_id: level)
+    state, saved = {"level": "5-1", "lang": "en"}, game.save(game.new_progress())
+    assert 'data-act="say"' in rooms.lab_props(level, "en", game.new_progress())["body"]
+    refused = rooms.answer("say", state, saved, {"word": "bye"})
+    assert set(refused) == {"lab"} and "say hi" in refused["lab"]["body"]
+    out = rooms.answer("say", state, saved, {"word": "hi"})
+    assert "hi!" in out["lab"]["body"] and game.load(out["saved"]).progress["stars"]["5-1"] == 3
+    assert rooms.answer("again", out["session"], out["saved"])["session"]["lab"] == {"level": "5-1"}
+    assert rooms.answer("predict", state, saved, {}) == {}  # another room's button does nothing here
+    assert len(seen) == 2
+
+
+def test_only_the_toolkit_writes_the_blocks() -> None:
+    """The question / check / result / retry blocks come from ui/lab.py; the rooms' modules only call it."""
+    ui = ROOT / "ui"
+    rooms_modules = [*sorted(ui.glob("chapter*.py")), ui / "formula.py", ui / "facts_quiz.py"]
+    found = [f"{p.name}: {b}" for p in rooms_modules for b in BLOCKS if b in p.read_text(encoding="utf-8")]
+    assert found == []
+    toolkit = (ROOT / "ui" / "lab.py").read_text(encoding="utf-8")
+    assert all(b in toolkit for b in BLOCKS)
+
+
+def test_the_toolkit_escapes_what_it_is_given() -> None:
+    nasty = "<script>x</script> ${y} {{z}}"
+    html = lab.question(nasty) + lab.note(nasty, v=nasty) + lab.verdict(nasty, w=nasty) + lab.rule(nasty)
+    html += lab.select("a", nasty, [(nasty, nasty)], nasty, "en") + lab.text_field("b", nasty, nasty, 9)
+    assert "<script" not in html and "${" not in html and "{{" not in html

@@ -1,0 +1,142 @@
+"""The rooms: which panel and which actions serve each lab level kind (chapters 3–5), and the lab's events.
+
+Adding a lab level kind is one entry in ROOMS plus its module: a panel and actions built from ui/lab.py's blocks.
+The app wires every event named in EVENTS to the lab component (ui/lab.js sends a button's data-act as the event,
+with the answers on the panel), and each event is answered by the action of that name in the room on screen."""
+
+import time
+from collections.abc import Callable
+
+from dragon import game
+from dragon.levels import Level, get_level
+
+from . import chapter3, chapter4, chapter5, facts_quiz, lab
+from .draw import esc
+from .lab import Action, Attempt, Outcome, Progress, Room
+from .session import EventData, Saved, State, session_of
+from .text import t
+from .top import progress_props
+
+ROOMS: dict[str, Room] = {
+    # chapter 3: predict, then the real computation
+    "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
+    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race, progress=True, timed=True)}),
+    "fusion": Room(chapter3.fusion_panel, {"check": Action(chapter3.check_fusion)}),
+    "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train, progress=True, timed=True),
+                                         "quiz": Action(facts_quiz.check, scored=False)}),
+    # chapter 4: the real pretrained model, and heads trained live
+    "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick), "try": Action(chapter4.try_own, scored=False)},
+                    needs=chapter4.CRYSTAL_NEEDS),
+    "tower": Room(chapter4.tower_panel, {"predict": Action(chapter4.predict_tower)}, needs=chapter4.TOWER_NEEDS),
+    "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow, progress=True, timed=True),
+                                       "stages": Action(chapter4.label_stages)}),
+    "prune": Room(chapter4.prune_panel, {"measure": Action(chapter4.measure), "submit": Action(chapter4.submit_pruning)},
+                  needs=chapter4.PRUNE_NEEDS),
+    # chapter 5
+    "positions": Room(chapter5.positions_panel, {"predict": Action(chapter5.predict_positions)}),
+    "badge": Room(chapter5.badge_panel, {"badge": Action(chapter5.make_badge)}),
+}  # fmt: skip
+
+
+def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome:
+    """Load what the room needs (the real model, a trained model), with progress shown; why not, if it cannot be."""
+    needs = ROOMS[level.kind].needs
+    if needs is None:
+        return progress, attempt, ""
+
+    def report(fraction: float, what: str = "") -> None:
+        if bar is not None:
+            bar(fraction, desc=t(needs.message, lang))
+
+    report(0.0)
+    missing = needs.load(report)
+    if missing:
+        return progress, attempt, lab.refusal(missing)
+    report(1.0)
+    return progress, attempt, ""
+
+
+EVERY_ROOM = {"again": Action(lab.again)}
+WARM = Action(warm, progress=True, scored=False)
+
+
+def actions(room: Room) -> dict[str, Action]:
+    """A room's actions: its own, starting over, and loading what it needs."""
+    return {**EVERY_ROOM, **room.actions, **({"warm": WARM} if room.needs else {})}
+
+
+def event_options() -> dict[str, Action]:
+    """Each event once, with how it runs (progress bar, one at a time); an event means the same in every room."""
+    out: dict[str, Action] = {}
+    for kind, room in ROOMS.items():
+        for name, action in actions(room).items():
+            seen = out.setdefault(name, action)
+            if (seen.progress, seen.timed) != (action.progress, action.timed):
+                raise ValueError(f"room {kind}: event {name!r} runs differently in another room")
+    return out
+
+
+EVENTS = event_options()
+
+
+# --- the lab panel and its events ---------------------------------------------------------------------------------
+
+
+def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None = None, note: str = "") -> dict:
+    """The lab panel for a lab level: what to predict, and, once checked, the real computation."""
+    attempt = attempt if attempt and attempt.get("level") == level.id else {"level": level.id}
+    room = ROOMS[level.kind]
+    if room.needs and not room.needs.ready():
+        body = note or lab.loading(t(room.needs.message, lang))  # a missing model is said once, not asked for again
+    else:
+        body = room.panel(level, lang, progress, attempt, note)
+    label = t("lab_label" if level.chapter <= 3 else f"lab_label{level.chapter}", lang)
+    return {"kind": level.kind, "label": esc(label), "body": body, "ack": time.time_ns()}
+
+
+def context(state: State, saved: Saved) -> tuple[Level, str, dict, Attempt] | None:
+    """The lab on screen for this player: level, language, progress and attempt (None when it is not a lab)."""
+    session = session_of(state)
+    level = get_level(session["level"])
+    if level.kind not in ROOMS:
+        return None
+    return level, session["lang"], game.load(saved).progress, lab.attempt_of(state, level)
+
+
+def answer(event: str, state: State, saved: Saved, data: EventData = None, bar: Progress = None) -> dict:
+    """A lab button pressed: the room's action of that name runs on the player's answers and the panel, the progress,
+    the top and the session show what it left (an unscored action leaves the progress alone). A refusal changes
+    nothing and is said beside the button."""
+    ctx = context(state, saved)
+    if ctx is None:
+        return {}
+    level, lang, progress, attempt = ctx
+    action = actions(ROOMS[level.kind]).get(event)
+    if action is None:
+        return {}  # not a button of this level
+    data = data if isinstance(data, dict) else {}
+    outcome = action.fn(level, lang, progress, attempt, data, bar) if action.progress else action.fn(
+        level, lang, progress, attempt, data)  # fmt: skip
+    if outcome is None:
+        return {}  # nothing to do now (a run already done)
+    after, attempt, note = outcome
+    if note:
+        return {"lab": lab_props(level, lang, after, attempt, note)}
+    shown = {"lab": lab_props(level, lang, after, attempt), "session": {"level": level.id, "lang": lang, "lab": attempt}}
+    if not action.scored:
+        return shown
+    return {
+        **shown,
+        "saved": game.save(after),
+        "top": progress_props(level, lang, after),
+    }
+
+
+def handler(event: str) -> Callable[..., dict]:
+    """The Gradio handler of one lab event: (state, saved, data[, progress bar]) → the changed outputs."""
+
+    def run(state: State, saved: Saved, data: EventData = None, bar: Progress = None) -> dict:
+        return answer(event, state, saved, data, bar)
+
+    run.__name__ = f"lab_{event}"
+    return run

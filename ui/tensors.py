@@ -1,0 +1,76 @@
+"""Small pictures of real tensors for the labs: numbers as chips, one signed bar per key, a labelled matrix, a strip,
+attention rows as strips of cells or as bars."""
+
+import numpy as np
+
+from .charts import bars_html
+from .draw import esc
+from .heatmap import labelled_grid, png_data_uri
+
+
+def chips(values: list[float], digits: int = 2) -> str:
+    """A vector as a row of numbers."""
+    return '<div class="chips">' + "".join(f'<span class="chip">{v:.{digits}f}</span>' for v in values) + "</div>"
+
+
+def signed_bars(keys: list[str], values: list[float], winner: int | None, digits: int = 2) -> str:
+    """One bar per key, its value beside it; the winner framed once it is shown."""
+    top = max((abs(v) for v in values), default=1.0) or 1.0
+    rows = "".join(
+        f'<div class="kbar{" win" if i == winner else ""}"><span class="kname">{esc(k)}</span>'
+        f'<span class="ktrack"><span class="kfill{" neg" if v < 0 else ""}" style="width:{100 * abs(v) / top:.1f}%">'
+        f'</span></span><span class="kval">{v:.{digits}f}</span></div>'
+        for i, (k, v) in enumerate(zip(keys, values, strict=True))
+    )
+    return f'<div class="kbars">{rows}</div>'
+
+
+def matrix(m: list[list[float]], rows: list[str], cols: list[str], title: str, lang: str) -> str:
+    """A labelled heat map of a small matrix (K, V) whose cells tell their value on hover or focus."""
+    a = np.asarray(m, dtype=np.float64)
+    lo, hi = float(a.min()), float(a.max())
+    scale = (a - lo) / (hi - lo) if hi > lo else np.zeros_like(a)
+    return labelled_grid(a, rows, cols, title, lang, name=title, tip="{name}: {row} · {col} = {v}", scale=scale,
+                         show_title=False)  # fmt: skip
+
+
+def strip(m: list[list[float]], caption: str) -> str:
+    """A wide matrix (W^O's slice) as a stretched picture: too many cells to label each."""
+    a = np.asarray(m, dtype=np.float64).T  # (d_head, d) lies flat
+    lo, hi = float(a.min()), float(a.max())
+    scaled = (a - lo) / (hi - lo) if hi > lo else np.zeros_like(a)
+    return (
+        f'<figure class="strip"><img alt="{esc(caption)}" src="{png_data_uri(scaled)}">'
+        f"<figcaption>{esc(caption)} · min {lo:.2f} · max {hi:.2f}</figcaption></figure>"
+    )
+
+
+def attention_strip(row: list[float], target: int | None, word: int | None) -> str:
+    """One attention row as a strip of cells, each as dark as its share of the row's largest; the target and the
+    word itself marked."""
+    top = max(row) or 1.0
+    cells = "".join(
+        f'<i class="{"tgt" if j == target else "self" if j == word else ""}"><b style="opacity:{0.06 + 0.94 * v / top:.2f}"></b></i>'
+        for j, v in enumerate(row)
+    )
+    return f'<span class="cb-strip">{cells}</span>'
+
+
+def words_key(tokens: list[str], target: int, word: int) -> str:
+    """The words under a strip, the target and the word itself marked as in the strip."""
+    words = "".join(
+        f'<span class="{"tgt" if j == target else "self" if j == word else ""}">{esc(w)}</span>' for j, w in enumerate(tokens)
+    )
+    return f'<div class="cb-key">{words}</div>'
+
+
+def row_bars(tokens: list[str], row: list[float], colour: str, skip: int | None = None) -> str:
+    """An attention row as labelled bars (the word itself left out when `skip` is its position)."""
+    rows = [(w, v, colour) for j, (w, v) in enumerate(zip(tokens, row, strict=True)) if j != skip]
+    return bars_html(rows, max(max(row), 1e-9), fmt="{:.2f}", cls="cb-row")
+
+
+def scaled(m: list[list[float]]) -> np.ndarray:
+    """A map scaled to its largest value (for a small picture)."""
+    a = np.asarray(m, dtype=np.float64)
+    return a / a.max() if a.max() > 0 else a
