@@ -124,11 +124,12 @@ def quiz() -> gr.HTML:
     )
 
 
-def lab() -> gr.HTML:
-    """Chapter 3's labs (formula, race, fusion, heads): predict first, then the real computation."""
-    return gr.HTML(
-        html_template=LAB_TEMPLATE, js_on_load=script("lab.js"), elem_id="lab", apply_default_css=False, **LAB_PROPS
-    )
+def lab(events: list[str]) -> gr.HTML:
+    """The lab levels' panel (chapters 3–5): the room on screen (ui/rooms.py) draws it and answers its buttons.
+    `events`: every event its buttons may send (Gradio registers a custom event it finds named in the script)."""
+    names = ", ".join(f"'{e}'" for e in events)
+    js = f"const EVENTS = [{names}];\n" + script("lab.js")
+    return gr.HTML(html_template=LAB_TEMPLATE, js_on_load=js, elem_id="lab", apply_default_css=False, **LAB_PROPS)
 
 
 def maps() -> gr.HTML:

@@ -2,7 +2,7 @@
 
 import gradio as gr
 
-from . import components
+from . import components, rooms
 from .play import live
 from .text import i18n_key
 
@@ -15,7 +15,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
     c["top"] = components.top()
     c["panel"] = components.panel(live)
     c["quiz"] = components.quiz()
-    c["lab"] = components.lab()
+    c["lab"] = components.lab([*rooms.EVENTS, "next"])  # "next": the next level, a page event
     c["maps"] = components.maps()
     c["codes"] = components.codes()
     gr.Markdown(f"<small>{i18n(i18n_key('api_note'))}</small>", elem_id="api-note")

@@ -1,9 +1,9 @@
-// Chapter 3's labs (js_on_load). A formula symbol opens its real tensor and 3-3's switches show the measured
-// setting, both without a server call (the server sent every view it allows). Buttons send the player's answers
-// as event data: 'check', 'round', 'race', 'train', 'quiz', 'again', 'next'; chapters 4–5: 'warm' (asked by the
-// panel itself the first time a level needs the real model), 'pick', 'try', 'predict', 'grow', 'stages', 'measure',
-// 'submit', 'badge'. The answer appears right under the
-// button that asked for it, and is brought into view.
+// The lab levels' panel, chapters 3–5 (js_on_load). A formula symbol opens its real tensor and 3-3's switches show
+// the measured setting, both without a server call (the server sent every view it allows). A button sends its
+// data-act as the event, with every [data-answer] field on the panel as event data; the events are the rooms'
+// actions (ui/rooms.py), and 'warm' is asked by the panel itself the first time a level needs the real model.
+// The answer appears right under the button that asked for it, and is brought into view. EVENTS (put before this
+// script by ui/components.py) names every event a button may send; any other data-act is not sent.
 let opened = null; // the symbol the player last opened, kept across re-renders of the same round
 
 function openSymbol(sym) {
@@ -30,7 +30,7 @@ element.addEventListener("click", (event) => {
     return;
   }
   const button = event.target.closest("button[data-act]");
-  if (!button) return;
+  if (!button || !EVENTS.includes(button.dataset.act)) return;
   const answers = {};
   element.querySelectorAll("[data-answer]").forEach((el) => {
     answers[el.dataset.answer] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
@@ -61,7 +61,10 @@ element.addEventListener("click", (event) => {
 let warming = 0; // the ack of the panel that last asked for the model: ask once per panel
 function autoload() {
   const ask = element.querySelector("[data-autoload]");
-  if (ask && warming !== props.ack) { warming = props.ack; trigger(ask.dataset.autoload, {}); }
+  if (ask && warming !== props.ack && EVENTS.includes(ask.dataset.autoload)) {
+    warming = props.ack;
+    trigger(ask.dataset.autoload, {});
+  }
 }
 
 // Every server answer carries a new ack, even one that leaves the panel's HTML as it was (the same refusal twice):
