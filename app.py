@@ -139,12 +139,15 @@ def heads_experiment() -> dict:
     return core_api.heads_experiment()
 
 
-def crystal_ball(text: str, word: str) -> dict:
+def crystal_ball(text: str, word: str, referent: str = "") -> dict:
     """The real all-MiniLM-L6-v2 (6 layers × 12 heads, shipped in a PyPI package, loaded on the first call): `word`'s
     attention row in every head over the text's words (English, ≤ 500 characters, ≤ 64 words; word pieces merged):
     model, layers, heads, tokens, attention[layer][head] (over the words), cls, sep, and best {layer, head, token,
-    weight}, the head sending the word most to another word (layers and heads counted from 0)."""
-    return core_api.crystal_ball(text, word)
+    weight}, the head sending the word most to another word (layers and heads counted from 0). With `referent`, the
+    word you say `word` means: judged {head, top, top_w, second, second_w, margin, specials, referent, referent_w,
+    verdict: right / wrong / unsure, reason, mostly} — 4-1's head (the one sending they → students) on your text;
+    unsure when [CLS]/[SEP] take more than its top word or the top word leads the next by under 0.05."""
+    return core_api.crystal_ball(text, word, referent=referent.strip() or None if isinstance(referent, str) else None)
 
 
 def tower() -> dict:

@@ -1,5 +1,6 @@
 """The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
+import functools
 from collections.abc import Callable
 
 from .claims import measure, silent_heads
@@ -13,6 +14,7 @@ from .lessons import fusion as fusion_lesson
 from .lessons import growing as growing_lesson
 from .lessons import head_math as head_math_lesson
 from .lessons import heads_experiment as heads_lesson
+from .lessons import own_sentence as own_sentence_lesson
 from .lessons import positions as positions_lesson
 from .lessons import pruning as pruning_lesson
 from .lessons import race as race_lesson
@@ -192,13 +194,30 @@ def facts_quiz(question_id: str, answer: float | str) -> dict:
 
 
 def crystal_ball(
-    text: str, word: str, target: str | None = None, progress: Callable[[float, str], object] | None = None
+    text: str, word: str, target: str | None = None, progress: Callable[[float, str], object] | None = None,
+    referent: str | None = None,
 ) -> dict:
     """The real all-MiniLM-L6-v2 (6 layers × 12 heads, read offline from its PyPI package, loaded on the first call):
     `word`'s attention row in every head over the text's words (layer and head counted from 0), what goes to
-    [CLS] and [SEP], and best = the head sending `word` most to `target` (or to any other word)."""
+    [CLS] and [SEP], and best = the head sending `word` most to `target` (or to any other word). With the word the
+    player says `word` means (`referent`): `judged`, 4-1's head on this text — its top word, how sure its numbers
+    are, and the verdict (right / wrong / unsure)."""
     crystal_ball_lesson.load(progress)
-    return crystal_ball_lesson.crystal_ball(text, word, target)
+    out = crystal_ball_lesson.crystal_ball(text, word, target)
+    if referent is not None:
+        head = lesson_head()
+        mine = own_sentence_lesson.own_sentence(text, word, head)
+        out["judged"] = {"head": head["name"], "layer": head["layer"], "head_index": head["head"],
+                         **own_sentence_lesson.judge(mine, referent)}  # fmt: skip
+    return out
+
+
+@functools.cache
+def lesson_head() -> dict:
+    """4-1's head: the one sending the crystal level's word to its target on the lesson's own sentence."""
+    level = next(lv for c in load_levels() for lv in c.levels if lv.kind == "crystal")
+    word, target = level.ask
+    return crystal_ball_lesson.crystal_ball(level.text["en"], word, target)["best"]
 
 
 def tower() -> dict:

@@ -33,6 +33,7 @@ def test_crystal_ball_pick_the_head_then_own_sentence_en_projector(open_lab) -> 
     assert in_view(page, "#lab .result-head") and "L4H2" in page.locator("#lab .result-head").inner_text()
     page.locator("#lab [data-answer=text]").fill("The boy kicked the ball and it rolled away.")
     page.locator("#lab [data-answer=word]").select_option("it")
+    page.locator("#lab [data-answer=means]").fill("ball")
     page.locator("#mhd-lab-try").click()
     page.wait_for_selector("#lab .try-head")
     assert in_view(page, "#lab .try-head") and "L4H2" in page.locator("#lab .try-head").inner_text()
@@ -137,6 +138,7 @@ def test_crystal_ball_long_and_bad_own_sentences_zh_phone(open_lab) -> None:  # 
     assert "MIT" in lab_text and "权重" in lab_text and "the weights" not in lab_text  # the licence line in Chinese
     page.locator("#lab [data-answer=text]").fill("She said she would come.")
     page.locator("#lab [data-answer=word]").select_option("she")
+    page.locator("#lab [data-answer=means]").fill("She")
     page.locator("#mhd-lab-try").click()
     page.wait_for_selector("#lab .try-head")
     assert "[CLS]/[SEP]" in page.locator("#lab .try-box").inner_text()

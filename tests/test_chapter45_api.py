@@ -11,8 +11,8 @@ def test_api_page_lists_the_chapter_four_and_five_endpoints(client: Client) -> N
     info = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     params = {name: [p["parameter_name"] for p in info[f"/{name}"]["parameters"]]
               for name in ("crystal_ball", "tower", "grow", "prune", "positions")}  # fmt: skip
-    assert params == {"crystal_ball": ["text", "word"], "tower": [], "grow": ["steps", "seed"], "prune": ["active"],
-                      "positions": ["text", "lang"]}  # fmt: skip  (no progress parameter on the API)
+    assert params == {"crystal_ball": ["text", "word", "referent"], "tower": [], "grow": ["steps", "seed"],
+                      "prune": ["active"], "positions": ["text", "lang"]}  # fmt: skip  (no progress parameter)
 
 
 def test_crystal_ball_finds_the_they_to_students_head(client: Client) -> None:
@@ -21,6 +21,15 @@ def test_crystal_ball_finds_the_they_to_students_head(client: Client) -> None:
     assert len(r["attention"]) == 6 and all(len(row) == len(r["tokens"]) for layer in r["attention"] for row in layer)
     assert r["attention"][3][1][r["tokens"].index("students")] > 0.9  # L4H2 sends they → students
     assert set(r["best"]) >= {"layer", "head", "token", "weight"} and r["best"]["token"] != "they"
+
+
+def test_crystal_ball_judges_the_head_against_your_referent(client: Client) -> None:
+    j = client.predict(EN, "they", "students", api_name="/crystal_ball")["judged"]
+    assert j["head"] == "L4H2" and j["verdict"] == "right" and j["top"] == "students" and j["mostly"]
+    small = "The trophy did not fit in the suitcase because it was too small."
+    j = client.predict(small, "it", "suitcase", api_name="/crystal_ball")["judged"]
+    assert j["verdict"] == "wrong" and j["top"] == "trophy" and j["referent_w"] < j["top_w"]
+    assert "judged" not in client.predict(EN, "they", api_name="/crystal_ball")  # no referent, no verdict
 
 
 def test_tower_grow_prune_positions(client: Client) -> None:
@@ -40,6 +49,7 @@ def test_tower_grow_prune_positions(client: Client) -> None:
         ("/crystal_ball", ("", "they"), "text is empty"),
         ("/crystal_ball", ("word " * 300, "word"), "at most 500"),
         ("/crystal_ball", (EN, "she"), "'she' is not a word of the text"),
+        ("/crystal_ball", (EN, "they", "pupils"), "'pupils' is not another word of the sentence"),
         ("/grow", (5000, 0), r"steps must be in 30…3000, not 5000"),
         ("/grow", (10, 0), r"steps must be in 30…3000, not 10"),
         ("/prune", ([1, 0],), "list of 8 switches"),

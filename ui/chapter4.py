@@ -15,10 +15,9 @@ from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import growing as growing_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import tower as tower_lesson
-from dragon.lessons.own_sentence import SentenceError, own_sentence, remark
-from dragon.levels import PRONOUNS, Level
+from dragon.levels import Level
 
-from . import lab
+from . import lab, own_sentence_box
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .heatmap import png_data_uri
@@ -115,50 +114,13 @@ def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
             + lab.caption(t("c_row", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"]))
             + row_bars(r["tokens"], r["attention"][li][hi], "#1f4e9c")
         )  # fmt: skip
-    try_box = try_html(lang, attempt, best) if picked is not None else ""
+    try_box = own_sentence_box.try_html(lang, attempt, best) if picked is not None else ""
     seconds = format(crystal_lesson.load_seconds(), ".1f")
     return lab.room(
         "crystal", lab.note(intro), crystal_rule(lang), lab.note(t("c_key", lang)), words_key(r["tokens"], tg, q), grid,
         lab.checking(level, lang, progress, attempt, check="", result=result), try_box,
         lab.note(t("c_model", lang, model=r["model"], package=r["package"], licence=t("c_licence", lang), s=seconds)),
     )  # fmt: skip
-
-
-def try_html(lang: str, attempt: Attempt, best: dict) -> str:
-    mine = attempt.get("try") or {}
-    text = mine.get("text", "The girl gave the dog a bone because it was hungry.")
-    ask = lab.asks(
-        lab.text_field("text", t("c_try_text", lang), text, crystal_lesson.MAX_CHARS),
-        lab.select("word", t("c_try_word", lang), [(p, p) for p in PRONOUNS], mine.get("word", "it"), lang),
-    )
-    out = attempt.get("try_note", "")
-    if "row" in mine:
-        out += try_result(lang, mine, best)
-    return (
-        f'<section class="cb-try">{lab.heading(t("c_try_title", lang, head=best["name"]))}{ask}'
-        f'{lab.check_row(lab.button("try", t("c_try_go", lang)))}{lab.result_box(out, "try-box")}</section>'
-    )
-
-
-def try_result(lang: str, mine: dict, best: dict) -> str:
-    says = t("c_try_head", lang, head=best["name"], word=mine["word"], top=mine["top"], w=f"{mine['top_w']:.2f}")
-    if mine.get("times", 1) > 1:
-        says += " " + t("c_try_last", lang, n=mine["times"], word=mine["word"])
-    said = remark(mine)
-    if said is not None:
-        says += " " + t(f"c_try_{said[0]}", lang, **said[1])
-    ctx = t("c_try_context", lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}")
-    rows = [(w, v, "#1f4e9c") for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)) if j != mine["position"]]
-    if "specials" in mine:
-        rows.append((t("c_specials", lang), mine["specials"], "#8e9aa6"))
-    real = bars_html(rows, max(max(v for _, v, _ in rows), 1e-9), fmt="{:.2f}", cls="cb-row")
-    return (
-        lab.verdict(says, "try-head") + '<div class="cb-side">'
-        f'<div>{lab.caption(t("c_try_real", lang, head=best["name"]))}{real}</div>'
-        f'<div>{lab.caption(t("c_try_dragon", lang))}'
-        f'{row_bars(mine["dragon_tokens"], mine["context"], "#17a2b8", mine.get("dragon_position"))}</div>'
-        f"</div>{lab.note(ctx)}"
-    )
 
 
 def pick(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
@@ -175,30 +137,6 @@ def pick(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     earned = min(game.crystal_stars(w, r["best"]["weight"]), lab.answer_cap(progress, level.id))
     progress = lab.record(progress, level, 100.0 * w / r["best"]["weight"], earned)
     return progress, {**attempt, "pick": [li, hi], "stars": earned}, ""
-
-
-def try_sentence(level: Level, lang: str, attempt: Attempt, data: dict) -> Attempt:
-    text = str(data.get("text", "") or "")[: crystal_lesson.MAX_CHARS + 1]
-    word = str(data.get("word", "") or "")
-    best = crystal_of(level)["best"]
-    if word not in PRONOUNS:
-        return {**attempt, "try_note": lab.refusal(t("c_try_bad_word", lang, words=" / ".join(PRONOUNS)))}
-    try:
-        mine = own_sentence(text, word, best)
-    except SentenceError as err:
-        why = t(err.kind, lang, **err.values)
-        return {**attempt, "try": {"text": text, "word": word}, "try_note": lab.refusal(t("c_try_error", lang, why=why))}
-    except ValueError:  # anything else the model refuses: said in the player's language, never raw
-        why = t("c_err_other", lang)
-        return {**attempt, "try": {"text": text, "word": word}, "try_note": lab.refusal(t("c_try_error", lang, why=why))}
-    return {**attempt, "try": {**mine, "word": word}, "try_note": ""}
-
-
-def try_own(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
-    """The real head and our dragon's Context head on the player's own sentence (no stars), once a head is picked."""
-    if "pick" not in attempt:
-        return None
-    return progress, try_sentence(level, lang, attempt, data), ""
 
 
 # --- 4-2 the tower of layers --------------------------------------------------------------------------------------

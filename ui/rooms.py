@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dragon import game
 from dragon.levels import Level, get_level
 
-from . import chapter3, chapter4, chapter5, facts_quiz, lab
+from . import chapter3, chapter4, chapter5, facts_quiz, lab, own_sentence_box
 from .draw import esc
 from .lab import Action, Attempt, Outcome, Progress, Room
 from .session import EventData, Saved, State, session_of
@@ -25,7 +25,8 @@ ROOMS: dict[str, Room] = {
     "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train, progress=True, timed=True),
                                          "quiz": Action(facts_quiz.check, scored=False)}),
     # chapter 4: the real pretrained model, and heads trained live
-    "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick), "try": Action(chapter4.try_own, scored=False)},
+    "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick),
+                                             "try": Action(own_sentence_box.try_own, scored=False)},
                     needs=chapter4.CRYSTAL_NEEDS),
     "tower": Room(chapter4.tower_panel, {"predict": Action(chapter4.predict_tower)}, needs=chapter4.TOWER_NEEDS),
     "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow, progress=True, timed=True),

@@ -9,14 +9,17 @@ from . import crystal_ball
 from .wordpiece import normalise
 
 SHOWN_WORDS = 10  # an error lists at most this many of the sentence's words, then "…"
-LOW_ON_WORDS = 0.2  # a head giving all the words together less than this mostly looks at [CLS]/[SEP]
+MARGIN = 0.05  # a share decides only by a clear margin: the top word must beat the next word by 5 points
+MOSTLY = 0.5  # "mostly" is said only of a word that takes at least half of the whole row ([CLS]/[SEP] included)
+VERDICTS = ("right", "wrong", "unsure")
 
 
 class SentenceError(ValueError):
-    """A sentence the crystal ball cannot read: `kind` names the text key (c_err_…), `values` fill it in."""
+    """A sentence the crystal ball cannot read: `kind` names the page's text key (c_err_…), `values` fill it in;
+    the message is for the API (the page says it in the player's language)."""
 
-    def __init__(self, kind: str, **values: object) -> None:
-        super().__init__(kind)
+    def __init__(self, kind: str, message: str = "", **values: object) -> None:
+        super().__init__(message or kind)
         self.kind, self.values = kind, values
 
 
@@ -78,15 +81,60 @@ def own_sentence(text: str, word: str, best: dict) -> dict:
     }  # fmt: skip
 
 
-def remark(mine: dict) -> tuple[str, dict] | None:
-    """What can be said of the head's top word, chosen by the measured row: it parks on [CLS]/[SEP] ('special'), its
-    top word is the nearest noun before the pronoun ('nearest'), a noun further back ('past'), or no noun ('other');
-    the text key's ending and the values it needs. None when the sentence has no noun before the word."""
-    noun, top = mine.get("nearest_noun"), mine["top"]
-    if mine.get("on_words", 1.0) < LOW_ON_WORDS:
-        specials, on_words = f"{mine.get('specials', 0.0):.2f}", f"{mine['on_words']:.2f}"
-        return "special", {"s": specials, "w": on_words, "word": mine["word"]}
-    if not noun:
+def word_shares(mine: dict) -> list[tuple[str, float]]:
+    """The row over the sentence's other words, each word's occurrences added up (the pronoun's own position left
+    out), largest first; ties keep the sentence's order."""
+    merged: dict[str, float] = {}
+    first: dict[str, str] = {}
+    for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)):
+        if j != mine["position"]:
+            key = normalise(w)
+            merged[key] = merged.get(key, 0.0) + v
+            first.setdefault(key, w)
+    return sorted(((first[k], v) for k, v in merged.items()), key=lambda kv: -kv[1])
+
+
+def referent_word(mine: dict, referent: str) -> str:
+    """The player's referent as a word of the sentence (any but the pronoun's own place), else a SentenceError."""
+    wanted = normalise(str(referent).strip())
+    words = [w for j, w in enumerate(mine["tokens"]) if j != mine["position"]]
+    match = next((w for w in words if normalise(w) == wanted), None)
+    if not wanted or match is None:
+        said = str(referent).strip()[:30]
+        raise SentenceError("c_err_referent", f"the referent {said!r} is not another word of the sentence; its words "
+                            f"are: {some_words(words)}", word=said, words=some_words(words))  # fmt: skip
+    return match
+
+
+def judge(mine: dict, referent: str | None = None) -> dict:
+    """What the head answers on the sentence and how sure its numbers let us be: unsure when [CLS]/[SEP] take more
+    than its top word, or the top word beats the next by less than MARGIN; with the player's referent, whether the
+    head agrees (right / wrong / unsure). `mostly` only when the top word takes ≥ MOSTLY of the whole row."""
+    ranked = word_shares(mine)
+    top, top_w = ranked[0] if ranked else ("", 0.0)
+    second, second_w = ranked[1] if len(ranked) > 1 else ("", 0.0)
+    specials = float(mine["specials"])
+    reason = "specials" if specials > top_w else "flat" if top_w - second_w < MARGIN else None
+    out = {
+        "top": top, "top_w": round(top_w, 4), "second": second, "second_w": round(second_w, 4),
+        "margin": round(top_w - second_w, 4), "specials": round(specials, 4), "sure": reason is None,
+        "reason": reason, "mostly": top_w >= MOSTLY, "referent": None, "referent_w": None, "verdict": None,
+    }  # fmt: skip
+    if referent is not None:
+        word = referent_word(mine, referent)
+        shares = dict((normalise(w), v) for w, v in ranked)
+        agree = normalise(word) == normalise(top)
+        verdict = "unsure" if reason else "right" if agree else "wrong"
+        out.update(referent=word, referent_w=round(shares[normalise(word)], 4), verdict=verdict)
+    return out
+
+
+def remark(mine: dict, judged: dict) -> tuple[str, dict] | None:
+    """What can be said of the head's top word beside the nearest noun before the pronoun (by the dragon's own
+    part-of-speech tags), when the head is sure of it: it is that noun ('nearest'), a noun further back ('past'),
+    or not a noun ('other'). None when the head is unsure or the sentence has no noun before the word."""
+    noun, top = mine.get("nearest_noun"), judged["top"]
+    if not judged["sure"] or not noun:
         return None
     if normalise(noun) == normalise(top):
         return "nearest", {"noun": noun}
