@@ -91,8 +91,9 @@ def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
 
 def explain(level_id: str, lang: str = "zh") -> dict:
     """A slider level's answer in one language: its text, target gates, why, and each claim of the narration
-    with the real attention every claimed word receives: its share of that head's attention to words, or,
-    for a claim `from` a word, its share of that word's own row."""
+    with the real attention every claimed word receives: its share of that head's attention between different
+    words (a word looking at itself is no link), or, for a claim `from` a word, its share of that word's row to the
+    other words; `alone`: words the head hears that look only at themselves, with that share."""
     level = slider_level(level_id)
     reading = level_reading(level, lang)
     return {
@@ -109,6 +110,7 @@ def explain(level_id: str, lang: str = "zh") -> dict:
                 "words": [w["word"] for w in c["words"]],
                 "silent": c["silent"],
                 "attention": {w["word"]: w["attention"] for w in c["words"]},
+                "alone": {w["word"]: w["self"] for w in c["alone"]},
                 "loudness": c["loudness"],
             }
             for c in measure(reading, level.claims_for(lang))

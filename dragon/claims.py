@@ -6,8 +6,9 @@ from .config import HEADS
 from .engine import Reading, default_dragon
 from .level_types import Claim, Level
 
-# A claimed word is "found" by a head when it gets at least this share of the head's attention to words
-# (attention received, summed over every query row, sink excluded, divided by the head's total to words).
+# A claimed word is "found" by a head when it gets at least this share of the head's attention between words
+# (attention received from the OTHER words, summed over their query rows, sink excluded, divided by the head's
+# total between different words): a word looking at itself is no link between words.
 FOUND_SHARE = 0.08
 # A claim about one word's own row (`from: 它`, words: [钥匙]) holds when the word gets at least this share of
 # that row's attention to words (the first occurrence of the `from` word): the row mostly looks there.
@@ -18,9 +19,18 @@ SILENT = 0.05
 MUST_SPEAK = 0.2
 
 
+def between_words(reading: Reading) -> torch.Tensor:
+    """(h, T, T): each head's attention from word to word, the sink column and each word's look at itself dropped."""
+    w = reading.weights[:, 1:, 1:].clone()  # (h, T, T): query rows of the words, sink column dropped
+    diagonal = torch.arange(w.shape[-1])
+    w[:, diagonal, diagonal] = 0.0
+    return w
+
+
 def attention_shares(reading: Reading) -> torch.Tensor:
-    """(h, T): each word's share of a head's attention to words (each row sums to 1, or is 0 for a mute head)."""
-    received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T): summed over query rows, sink column dropped
+    """(h, T): each word's share of a head's attention between different words (each row sums to 1, or is 0 for a
+    head that links no words)."""
+    received = between_words(reading).sum(dim=1)  # (h, T): received from the other words
     total = received.sum(dim=1, keepdim=True)
     return torch.where(total > 1e-9, received / total.clamp_min(1e-9), torch.zeros_like(received))
 
@@ -63,11 +73,11 @@ def word_share(reading: Reading, shares: torch.Tensor, head: str, word: str) -> 
 
 
 def row_shares(reading: Reading, head: str, source: str) -> torch.Tensor | None:
-    """(T,): where the first `source` token's row of `head` looks, as shares of its attention to words."""
+    """(T,): where the first `source` token's row of `head` looks, as shares of its attention to the other words."""
     hits = positions(reading, source)
     if not hits:
         return None
-    row = reading.weights[HEADS.index(head), hits[0] + 1, 1:]  # (T,) the query row, sink column dropped
+    row = between_words(reading)[HEADS.index(head), hits[0]]  # (T,) the query row: sink and the word itself dropped
     return row / row.sum().clamp_min(1e-9)
 
 
@@ -82,9 +92,20 @@ def measure(reading: Reading, claims: tuple[Claim, ...]) -> list[dict]:
             row = row_shares(reading, c.head, c.source)
             words = [{"word": w, "attention": None if row is None else _round(_sum_at(row, positions(reading, w)))}
                      for w in c.words]  # fmt: skip
+        alone = [{"word": w, "self": _round(self_share(reading, c.head, w))} for w in c.alone]
         head_loudness = round(float(loud[HEADS.index(c.head)]), 4)
-        out.append({"head": c.head, "from": c.source, "words": words, "silent": c.silent, "loudness": head_loudness})
+        out.append({"head": c.head, "from": c.source, "words": words, "alone": alone, "silent": c.silent,
+                    "loudness": head_loudness})  # fmt: skip
     return out
+
+
+def self_share(reading: Reading, head: str, word: str) -> float | None:
+    """How much of the first `word`'s row of `head` looks at the word itself (of its attention to words)."""
+    hits = positions(reading, word)
+    if not hits:
+        return None
+    row = reading.weights[HEADS.index(head), hits[0] + 1, 1:]
+    return float(row[hits[0]] / row.sum().clamp_min(1e-9))
 
 
 def _sum_at(row: torch.Tensor, hits: list[int]) -> float | None:
@@ -109,8 +130,16 @@ def problems(level: Level, lang: str, reading: Reading) -> list[str]:
                            f"{level_of:.2f} of the loudest head's (silent means < {SILENT})")
             continue
         if head in silent:
-            out.append(f"{where}: head {head} is said to find {', '.join(w['word'] for w in claim['words'])}, but it "
-                       f"is silent ({level_of:.3f} of the loudest head's output)")
+            said = ", ".join(w["word"] for w in claim["words"] + claim["alone"])
+            out.append(f"{where}: head {head} is said to find {said}, but it is silent ({level_of:.3f} of the loudest "
+                       f"head's output)")
+        for w in claim["alone"]:
+            if w["self"] is None:
+                out.append(f"{where}: head {head}: word {w['word']!r} is not a token of the text "
+                           f"({' / '.join(reading.tokens)})")
+            elif w["self"] < ROW_SHARE:
+                out.append(f"{where}: head {head}: word {w['word']!r} is said to look only at itself, but its row "
+                           f"gives itself {w['self']:.3f} (alone needs ≥ {ROW_SHARE})")
         source = claim["from"]
         if source is not None and not positions(reading, source):
             tokens = " / ".join(reading.tokens)

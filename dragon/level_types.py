@@ -30,6 +30,7 @@ class Claim:
     words: tuple[str, ...] = ()  # tokens the head attends to (empty when silent)
     silent: bool = False  # the narration says this head has nothing to say here
     source: str | None = None  # `from`: the claim is about this word's own row (它 → 钥匙), not the whole head
+    alone: tuple[str, ...] = ()  # words the head hears that each look only at themselves: no link between words
 
 
 @dataclass(frozen=True)

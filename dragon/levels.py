@@ -105,21 +105,26 @@ class _Reader:
         return out
 
     def claim(self, item, where: str) -> Claim:
-        if not isinstance(item, dict) or set(item) - {"head", "words", "silent", "from"}:
-            raise self.fail(where, "must be a mapping with head and words (or silent: true), and optionally from")
+        """`{head, words}` (the head links these words), `{head, alone}` (it hears these words, each looking only at
+        itself), both, `{head, from, words}` (one word's row) or `{head, silent: true}`."""
+        if not isinstance(item, dict) or set(item) - {"head", "words", "silent", "from", "alone"}:
+            raise self.fail(where, "must be a mapping with head and words (or alone, or silent: true), optionally from")
         head = item.get("head")
         if head not in HEADS:
             raise self.fail(f"{where}.head", f"must be a head id ({', '.join(HEADS)}), not {head!r}")
-        silent, words, source = item.get("silent", False), item.get("words"), item.get("from")
+        silent, words, source, alone = item.get("silent", False), item.get("words"), item.get("from"), item.get("alone")
         if source is not None and (not isinstance(source, str) or not source.strip()):
             raise self.fail(f"{where}.from", "must be a word of the text")
-        if silent is True and words is None and source is None:
+        if silent is True and words is None and source is None and alone is None:
             return Claim(head, (), True)
-        if silent not in (False, None) or not isinstance(words, list) or not words:
-            raise self.fail(where, "must list the words the head finds, or say silent: true")
-        if not all(isinstance(w, str) and w.strip() for w in words):
-            raise self.fail(f"{where}.words", "must be non-empty strings")
-        return Claim(head, tuple(str(w).strip() for w in words), source=source.strip() if source else None)
+        lists = all(v is None or (isinstance(v, list) and v) for v in (words, alone))
+        if silent not in (False, None) or not lists or not (words or alone) or (alone and source):
+            raise self.fail(where, "must list the words the head finds (or hears alone), or say silent: true")
+        for key, value in (("words", words), ("alone", alone)):
+            if value and not all(isinstance(w, str) and w.strip() for w in value):
+                raise self.fail(f"{where}.{key}", "must be non-empty strings")
+        return Claim(head, tuple(str(w).strip() for w in words or ()), source=source.strip() if source else None,
+                     alone=tuple(str(w).strip() for w in alone or ()))  # fmt: skip
 
     def rounds(self, data: dict, where: str) -> dict[str, tuple[Round, ...]]:
         """`rounds: {zh: [{word: 悲伤, head: emotion}, …], en: […]}`: 1…MAX_ROUNDS questions per language."""

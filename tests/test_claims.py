@@ -33,7 +33,7 @@ def test_slider_level_claims_and_why_agree(level, lang) -> None:
     why = level.why[lang].lower()
     for c in claims:  # the why is written from the findings: it names each head and each word found
         assert named(c.head, lang, why), f"{level.id} ({lang}): the why does not name the {c.head} head"
-        for w in c.words:
+        for w in (*c.words, *c.alone):
             assert w.lower() in why, f"{level.id} ({lang}): the why does not mention {w!r} ({c.head})"
     claimed = {c.head for c in claims}
     for head in HEADS:  # and it names no head the claims do not cover
@@ -135,3 +135,38 @@ def test_explain_endpoint_through_the_app(client) -> None:
     for bad in (("9-9", "zh"), ("1-2", "zh"), (level.id, "fr")):
         with pytest.raises(Exception, match=r"unknown level|not a slider level|lang must be"):
             client.predict(*bad, api_name="/explain")
+
+
+def test_a_word_looking_at_itself_is_no_link() -> None:
+    """静夜思's 霜 is a Semantics word that looks only at itself: as a link it is refused, as `alone` it holds; 明月
+    links to 光 (and to the other 明月), so it is no word alone."""
+    import dataclasses
+
+    from dragon.claims import problems
+    from dragon.level_types import Claim
+    from dragon.levels import get_level
+
+    level = get_level("2-1")
+    r = reading(level, "zh")
+    linked = dataclasses.replace(level, claims={"zh": (Claim("semantics", ("霜",)),), "en": ()})
+    assert any("'霜' gets 0.0" in p and "≥ 0.08" in p for p in problems(linked, "zh", r))
+    alone = dataclasses.replace(level, claims={"zh": (Claim("semantics", (), alone=("霜",)),), "en": ()})
+    assert problems(alone, "zh", r) == []
+    not_alone = dataclasses.replace(level, claims={"zh": (Claim("semantics", (), alone=("明月",)),), "en": ()})
+    assert any("'明月' is said to look only at itself" in p for p in problems(not_alone, "zh", r))
+    shares = measure(r, (Claim("semantics", ("明月", "光"), alone=("霜",)),))[0]
+    assert shares["alone"][0]["self"] > 0.99 and all(w["attention"] >= FOUND_SHARE for w in shares["words"])
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("words: [miss]", "alone: []"), r"claims\.en\[0\]: must list the words"),
+        (("words: [miss]", "alone: [1]"), r"claims\.en\[0\]\.alone: must be non-empty strings"),
+        (("words: [miss]", "alone: [miss], from: miss"), r"claims\.en\[0\]: must list the words"),
+    ],
+)  # fmt: skip
+def test_malformed_alone_claims_name_the_field(tmp_path: Path, change, message) -> None:
+    assert change[0] in GOOD
+    with pytest.raises(LevelError, match=rf"^pack\.yaml: levels\[0\] \(9-1\)\.{message}"):
+        load(tmp_path, GOOD.replace(*change))

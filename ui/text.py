@@ -44,10 +44,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "silent_note": ("{heads}对这段话无话可说：它们的滑杆几乎不影响得分。", "{heads}: nothing to say about this text, so their sliders barely change the score."),
     "why_title": ("为什么？", "Why?"),
     "claims_title": (
-        "引擎实测：每个头投给这些词的注意力份量（占该头看向词语的注意力）",
-        "Measured by the engine: each word's share of that head's attention to words",
+        "引擎实测：每个头投给这些词的注意力份量（占该头在不同词之间的注意力；一个词看自己不算连接）",
+        "Measured by the engine: each word's share of that head's attention between different words (a word looking at itself is no link)",
     ),
     "claim_silent": ("无话可说（输出份量 {n}）", "nothing to say (output share {n})"),
+    "claim_alone": ("只看自己：{words}", "each looks only at itself: {words}"),
     "hint_says": ("小T：把{head}{way}一点！", "Little T: {way} the {head} head a little!"),
     "hint_up": ("调高", "raise"),
     "hint_down": ("调低", "lower"),

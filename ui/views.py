@@ -175,13 +175,12 @@ def claims_html(level: Level, lang: str) -> str:
         if c["silent"]:
             body = t("claim_silent", lang, n=f"{c['loudness']:.2f}")
         else:
-            body = (
-                ("" if c.get("from") is None else f"{c['from']} ")
-                + "→ "
-                + ("，" if lang == "zh" else ", ").join(
-                    f"{w} {'—' if v is None else f'{v:.2f}'}" for w, v in c["attention"].items()
-                )
-            )
+            comma = "，" if lang == "zh" else ", "
+            shares = comma.join(f"{w} {'—' if v is None else f'{v:.2f}'}" for w, v in c["attention"].items())
+            body = (("" if c.get("from") is None else f"{c['from']} ") + "→ " + shares) if shares else ""
+            if c.get("alone"):
+                alone = t("claim_alone", lang, words=comma.join(f"{w} {v:.2f}" for w, v in c["alone"].items()))
+                body = f"{body}{'；' if lang == 'zh' else '; '}{alone}" if body else alone
         items.append(
             f'<li data-head="{c["head"]}"><span class="swatch" style="background:{HEAD_COLORS[c["head"]]}"></span>'
             f"<b>{esc(name)}</b> {esc(body)}</li>"
