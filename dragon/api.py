@@ -174,6 +174,13 @@ def race(lengths: list[int] | None = None) -> dict:
     return race_lesson.race(race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths))
 
 
+@on_gpu(duration=60)
+def race_reference(length: int) -> dict:
+    """The speed-up at one length over repeated races on the serving device (run once per server, then shared):
+    speedups, lo and hi, the range a guess of 3-2 is scored against."""
+    return race_lesson.reference(race_lesson.check_lengths([length])[0])
+
+
 @on_gpu(duration=120)
 def heads_experiment(progress: Callable[[float, str], object] | None = None) -> dict:
     """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal

@@ -171,12 +171,39 @@ SHARE_BUCKETS = (0.4, 0.6, 0.9)  # a softmax share guess: < 0.4, 0.4–0.6, 0.6�
 GUESS_FACTORS = (1.5, 2.5, 4.0)  # a speed-up guess within ×1.5 of the measurement: ★★★, ×2.5: ★★, ×4: ★
 KEEP_BUCKETS = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (bucket 0…2)
 REACH_BUCKETS = (2, 5)  # heads reaching an output dim: 1 "one", 2–4 "a few", 5+ "all of them" (bucket 0…2)
-TIE = 0.005  # two accuracies closer than this are a tie: either order ranks them right
+SHARE_MARGIN = 0.05  # a share (of attention, of accuracy, a cosine) decides an answer only by 5 points or more
+TIE = SHARE_MARGIN  # two accuracies closer than this are a tie: either order ranks them right
+DISTANCE_MARGIN = 0.1  # a mean attention distance (in words) decides an answer only by a tenth of a word or more
 
 
 def bucket(value: float, edges: tuple[float, ...]) -> int:
     """Which bucket a value falls in: 0 below edges[0], …, len(edges) at or above the last edge."""
     return sum(value >= e for e in edges)
+
+
+def accepted_buckets(value: float, edges: tuple[float, ...], margin: float = SHARE_MARGIN) -> list[int]:
+    """Every bucket within `margin` of the measured value: its own, and a neighbour when it lies that close to an
+    edge (an answer the measurement does not decide by a clear margin is accepted)."""
+    return sorted({bucket(value - margin, edges), bucket(value, edges), bucket(value + margin, edges)})
+
+
+def accepted_best(values: dict, margin: float, most: bool = True) -> list:
+    """Every answer whose value is within `margin` of the best (the largest, or with most=False the smallest)."""
+    best = max(values.values()) if most else min(values.values())
+    return [k for k, v in values.items() if (v >= best - margin if most else v <= best + margin)]
+
+
+def range_factor(guess: float, lo: float, hi: float) -> float:
+    """How far a guess is from a measured range, as a factor ≥ 1 (1 inside the range)."""
+    if guess <= 0 or lo <= 0 or hi < lo:
+        raise ValueError("a speed-up is a positive number")
+    return max(1.0, lo / guess, guess / hi)
+
+
+def read_stars(predicted: int, read_right: bool) -> int:
+    """A predict-first level: the question read off the measurement passes it (★); the prediction's own stars
+    add the rest (its ★★★ gives ★★★, ★★ gives ★★, less adds nothing). A wrong reading loses the level."""
+    return 1 + max(0, min(3, predicted) - 1) if read_right else 0
 
 
 def formula_stars(points: int, out_of: int) -> int:
@@ -191,11 +218,10 @@ def fusion_stars(points: int) -> int:
     return max(0, min(3, points))
 
 
-def guess_stars(guess: float, measured: float) -> tuple[float, int]:
-    """A speed-up guess against the measured one, on a log scale: (the factor between them ≥ 1, stars)."""
-    if guess <= 0 or measured <= 0:
-        raise ValueError("a speed-up is a positive number")
-    factor = max(guess / measured, measured / guess)
+def guess_stars(guess: float, measured: float, hi: float | None = None) -> tuple[float, int]:
+    """A speed-up guess against the measured one (or the range measured..hi of repeated runs), on a log scale: (the
+    factor between them ≥ 1, stars)."""
+    factor = range_factor(guess, measured, measured if hi is None else hi)
     return factor, sum(factor <= f for f in GUESS_FACTORS)
 
 

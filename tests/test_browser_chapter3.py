@@ -88,9 +88,14 @@ def test_the_race_guess_then_run_en_projector(open_lab) -> None:
     page.wait_for_selector("#lab .result-head[data-measured]", timeout=60_000)
     assert in_view(page, "#lab .result-head")
     measured = float(page.locator("#lab .result-head").get_attribute("data-measured"))
-    stars = game.guess_stars(2.0, measured)[1]
-    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
     assert f"×{measured:.2f}" in page.locator("#lab .fact-check").inner_text()
+    ref = api.race_reference(get_level("3-2").guess_at)  # the same range the server scored with (once per server)
+    page.locator("#lab [data-answer=work]").select_option("same")  # read off the table of work
+    page.locator("#mhd-lab-check").click()
+    page.wait_for_selector("#lab .lab-end")
+    stars = game.read_stars(game.guess_stars(2.0, ref["lo"], ref["hi"])[1], True)
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
+    assert in_view(page, "#lab .result-box > :first-child")
     chart = page.locator("#lab svg.chart")
     labels = " ".join(chart.locator("text").all_text_contents())
     assert "sequence length T" in labels and "ms (median" in labels and "CPU" in labels

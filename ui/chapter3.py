@@ -14,12 +14,12 @@ from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS, DragonConfig
 from dragon.device import best_device
 from dragon.lessons.heads_experiment import curves_frame
-from dragon.lessons.race import flops, race_frame
+from dragon.lessons.race import REFERENCE_RUNS, flops, race_frame
 from dragon.levels import Level
 
 from . import facts_quiz, lab
 from .charts import bars_html, line_chart
-from .draw import esc
+from .draw import esc, star_text
 from .formula import formula_html, key_labels
 from .heatmap import legend, png_data_uri
 from .lab import Attempt, Outcome, Progress
@@ -40,8 +40,8 @@ def rule_html(level: Level, lang: str) -> str:
         _, b, c = lab.least_for(lambda p: game.formula_stars(p, m), m)
         text = t("rule_formula", lang, m=m, b=b, c=c)
     elif level.kind == "race":
-        a, b, c = (f"{f:g}" for f in game.GUESS_FACTORS)
-        text = t("rule_race", lang, a=a, b=b, c=c)
+        a, b = (f"{f:g}" for f in game.GUESS_FACTORS[:2])
+        text = t("rule_race", lang, a=a, b=b, n=REFERENCE_RUNS)
     elif level.kind == "fusion":
         _, b, c = lab.least_for(game.fusion_stars, FUSION_POINTS)
         text = t("rule_fusion", lang, m=FUSION_POINTS, b=b, c=c)
@@ -181,9 +181,20 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
     fact = t("r_fact", lang, device=device, t=T, s=f"{s:.2f}", flops=lab.thousands(r["flops_batched"][i]), d=d,
              flops1=lab.thousands(one_head), eq=t("equal" if one_head == r["flops_batched"][i] else "unequal", lang))  # fmt: skip
     fact += " " + t("r_fact_faster" if s > 1 else "r_fact_slower", lang)
+    ref = attempt["reference"]
+    scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}",
+               f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))  # fmt: skip
+    if "stars" in attempt:
+        read = lab.verdict(t("r_read_result", lang, ok=lab.mark(attempt["read"] == race_reading(r), lang),
+                             mine=t(f"r_work_{attempt['read']}", lang), right=t(f"r_work_{race_reading(r)}", lang)))
+        read += lab.end(level, lang, progress, int(attempt["stars"]))
+    else:
+        works = [(k, t(f"r_work_{k}", lang)) for k in WORK]
+        read = lab.question(t("r_read_q", lang)) + lab.asks(lab.select("work", t("r_read_label", lang), works, None, lang))
+        read += lab.check_row(lab.button("check", t("check", lang)))
     return (
-        lab.verdict(head, measured=s) + lab.end(level, lang, progress, int(attempt["stars"]))
-        + f'<div class="fact-check">{esc(fact)}</div><div class="race-result">{chart}<div>{table}</div></div>'
+        lab.verdict(head, measured=s) + lab.note(scored, "scored") + read
+        + f'<div class="race-result">{chart}<div>{table}</div></div><div class="fact-check">{esc(fact)}</div>'
     )
 
 
@@ -222,12 +233,33 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     if bar is not None:
         bar(0.1, desc=t("r_running", lang, device=lab.device_label(str(best_device()), lang)))
     result = api.race(list(level.lengths))
-    measured = result["speedup"][result["lengths"].index(level.guess_at)]
-    factor, earned = game.guess_stars(guess, measured)
-    earned = min(earned, lab.answer_cap(progress, level.id))
-    score = 100.0 * max(0.0, 1 - math.log(factor) / math.log(game.GUESS_FACTORS[-1] ** 2))
+    ref = api.race_reference(level.guess_at)  # the range of repeated races: the same guess, the same stars
+    factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
+    return progress, {"level": level.id, "guess": guess, "factor": factor, "guessed": guessed, "result": result,
+                      "reference": ref}, ""  # fmt: skip
+
+
+WORK = ("less", "same", "more")  # 3-2's reading: the batched path does less, the same, or more work than the loop
+
+
+def race_reading(result: dict) -> str:
+    """The right reading of the FLOPs table just shown: does the batched path do less, the same or more work?"""
+    a, b = sum(result["flops_batched"]), sum(result["flops_loop"])
+    return "same" if a == b else "less" if a < b else "more"
+
+
+def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The question read off the race: it passes the level; the guess adds its stars (a wrong reading loses)."""
+    if "result" not in attempt or "stars" in attempt:
+        return None
+    read = data.get("work")
+    if read not in WORK:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    ok = read == race_reading(attempt["result"])
+    earned = min(game.read_stars(int(attempt["guessed"]), ok), lab.answer_cap(progress, level.id))
+    score = 100.0 * ok * max(1 / 3, 1 - math.log(attempt["factor"]) / math.log(game.GUESS_FACTORS[-1] ** 2))
     progress = lab.record(progress, level, score, earned)
-    return progress, {"level": level.id, "guess": guess, "factor": factor, "stars": earned, "result": result}, ""
+    return progress, {**attempt, "read": read, "stars": earned}, ""
 
 
 # --- 3-3 fusion -------------------------------------------------------------------------------------------------

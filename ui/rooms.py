@@ -20,7 +20,8 @@ from .top import progress_props
 ROOMS: dict[str, Room] = {
     # chapter 3: predict, then the real computation
     "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
-    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race, progress=True, timed=True)}),
+    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race, progress=True, timed=True),
+                                       "check": Action(chapter3.check_race)}),
     "fusion": Room(chapter3.fusion_panel, {"check": Action(chapter3.check_fusion)}),
     "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train, progress=True, timed=True),
                                          "quiz": Action(facts_quiz.check, scored=False)}),
