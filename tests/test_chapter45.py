@@ -14,7 +14,7 @@ from dragon.lessons import own_sentence as sentence_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels import LevelError, get_level, load_chapter, load_levels
-from ui import chapter4, chapter5, lab, own_sentence_box
+from ui import chapter4, chapter5, lab, own_sentence_box, rooms
 from ui.draw import esc, star_text
 from ui.lab import mark
 from ui.text import t
@@ -183,11 +183,33 @@ def test_star_rules_are_shown_before_answering() -> None:
 
 def test_tower_marks_show_the_question_and_the_answer() -> None:
     tw = api.tower()
-    truth = tower_lesson.answer_key(tw)
-    wrong = "no" if truth["rises"] == "yes" else "yes"
-    attempt = {"level": "4-2", "answers": {"rises": wrong, "adjacent": truth["adjacent"], "special": truth["special"]},
-               "points": 2, "stars": 2}
+    key = tower_lesson.answer_key(tw)
+    right = {k: key[k]["accepted"][0] for k in tower_lesson.PREDICTIONS}
+    wrong = "no" if right["rises"] == "yes" else "yes"
+    attempt = {"level": "4-2", "answers": {**right, "rises": wrong}, "points": 2}
     body = chapter4.tower_panel(get_level("4-2"), "en", game.new_progress(), attempt, "")
     said = t("tw_mark", "en", q=t("tw_k_rises", "en"), a=t(wrong, "en"), ok=mark(False, "en"))
     assert said.startswith("grows every layer? you said") and esc(said) in body
-    assert f"layer {truth['adjacent']}" in body
+    assert f"layer {right['adjacent']}" in body and 'data-answer="nearest"' in body  # then read the chart
+
+
+def test_tower_answers_are_decided_by_a_clear_margin_and_believing_the_lesson_passes() -> None:
+    tw = api.tower()
+    key = tower_lesson.answer_key(tw)
+    rows = tw["per_layer"]
+    for name, field, margin, most in (("adjacent", "adjacent", 0.05, True), ("quiet", "special", 0.05, False),
+                                      ("nearest", "distance", 0.1, False)):  # fmt: skip
+        values = {str(p["layer"] + 1): p[field] for p in rows}
+        best = (max if most else min)(values.values())
+        for layer, v in values.items():  # accepted: within the margin of the best; refused: beyond it
+            assert (layer in key[name]["accepted"]) == (abs(v - best) <= margin), (name, layer)
+    assert key["rises"]["accepted"] == ["no"] and key["rises"]["margin"] >= 0.1  # the distance falls 0.6 words once
+    assert key["adjacent"]["accepted"] == ["1", "2"]  # 19.9 % against 16.5 %: too close to tell, both are right
+    state, saved = {"level": "4-2", "lang": "en"}, game.save(game.new_progress())
+    lesson = {"rises": "yes", "adjacent": "6", "quiet": "6"}  # the lesson's story: every prediction wrong
+    out = rooms.answer("predict", state, saved, lesson)
+    assert out["session"]["lab"]["points"] == 0 and "stars" not in out["session"]["lab"]
+    read = rooms.answer("check", out["session"], out["saved"], {"nearest": key["nearest"]["accepted"][0]})
+    assert read["session"]["lab"]["stars"] == 1 and game.load(read["saved"]).progress["stars"]["4-2"] == 1  # passed
+    misread = rooms.answer("check", out["session"], out["saved"], {"nearest": "6"})
+    assert misread["session"]["lab"]["stars"] == 0  # still losable

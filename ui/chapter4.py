@@ -168,21 +168,28 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     ask = lab.asks(
         lab.select("rises", t("tw_q_rises", lang), [("yes", t("yes", lang)), ("no", t("no", lang))], given.get("rises"), lang),
         lab.select("adjacent", t("tw_q_adjacent", lang), layers, given.get("adjacent"), lang),
-        lab.select("special", t("tw_q_special", lang), layers, given.get("special"), lang),
+        lab.select("quiet", t("tw_q_quiet", lang), layers, given.get("quiet"), lang),
     )
-    done = "stars" in attempt
     result = note
-    if done:
-        truth = tower_lesson.answer_key(tw)
+    if "points" in attempt:  # the predictions checked: the figures, and the question read off them
+        key = tower_lesson.answer_key(tw)
         said = {k: t(v, lang) if k == "rises" else t("tw_layer", lang, l=v) for k, v in given.items() if v}
-        marks = " · ".join(t("tw_mark", lang, q=t("tw_k_" + k, lang), a=said.get(k, "—"), ok=lab.mark(given.get(k) == v, lang))
-                           for k, v in truth.items())  # fmt: skip
+        marks = " · ".join(t("tw_mark", lang, q=t("tw_k_" + k, lang), a=said.get(k, "—"), ok=lab.mark(given.get(k) in key[k]["accepted"], lang))
+                           for k in tower_lesson.PREDICTIONS)  # fmt: skip
         result += lab.verdict(t("tw_result", lang, p=attempt["points"], marks=marks))
-        result += lab.end(level, lang, progress, int(attempt["stars"])) + tower_figures(tw, lang)
-    check = "" if done else lab.button("predict", t("check", lang))
+        if "stars" in attempt:
+            right = " / ".join(t("tw_layer", lang, l=v) for v in key["nearest"]["accepted"])
+            result += lab.verdict(t("tw_read_result", lang, mine=t("tw_layer", lang, l=attempt["read"]), right=right,
+                                    ok=lab.mark(attempt["read"] in key["nearest"]["accepted"], lang)))  # fmt: skip
+            result += lab.end(level, lang, progress, int(attempt["stars"]))
+        else:
+            result += lab.question(t("tw_read_q", lang)) + lab.asks(lab.select("nearest", t("tw_k_nearest", lang), layers, None, lang))
+            result += lab.check_row(lab.button("check", t("check", lang)))
+        result += tower_figures(tw, lang)
+    check = "" if "points" in attempt else lab.button("predict", t("check", lang))
     setup = t("tw_setup", lang, n=tw["sentences"], w=tw["words"], model=tw["model"], L=tw["layers"], H=tw["heads"])
     return lab.room(
-        "tower", lab.note(setup), lab.points_rule(lang, 3), ask,
+        "tower", lab.note(setup), lab.star_rule(lang, "rule_read", n=3), ask,
         lab.checking(level, lang, progress, attempt, check=check, result=result),
     )  # fmt: skip
 
@@ -207,16 +214,32 @@ def tower_figures(tw: dict, lang: str) -> str:
 
 
 def predict_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
-    if "stars" in attempt:
+    """The three predictions, checked: points, then the figures and the question read off them."""
+    if "points" in attempt:
         return progress, attempt, ""
     tw = api.tower()
-    given = {k: data.get(k) for k in ("rises", "adjacent", "special")}
-    if given["rises"] not in ("yes", "no") or any(given[k] not in [str(i + 1) for i in range(tw["layers"])] for k in ("adjacent", "special")):
+    given = {k: data.get(k) for k in tower_lesson.PREDICTIONS}
+    layers = [str(i + 1) for i in range(tw["layers"])]
+    if given["rises"] not in ("yes", "no") or any(given[k] not in layers for k in ("adjacent", "quiet")):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    points = sum(given[k] == v for k, v in tower_lesson.answer_key(tw).items())
-    earned = min(game.points_stars(points, 3), lab.answer_cap(progress, level.id))
-    progress = lab.record(progress, level, 100.0 * points / 3, earned)
-    return progress, {**attempt, "answers": given, "points": points, "stars": earned}, ""
+    key = tower_lesson.answer_key(tw)
+    points = sum(given[k] in key[k]["accepted"] for k in tower_lesson.PREDICTIONS)
+    return progress, {**attempt, "answers": given, "points": points}, ""
+
+
+def read_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The question read off the figures passes the level; the predictions add the rest of the stars."""
+    if "points" not in attempt or "stars" in attempt:
+        return None
+    tw = api.tower()
+    read = data.get("nearest")
+    if read not in [str(i + 1) for i in range(tw["layers"])]:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    ok = read in tower_lesson.answer_key(tw)["nearest"]["accepted"]
+    predicted = game.points_stars(attempt["points"], len(tower_lesson.PREDICTIONS))
+    earned = min(game.read_stars(predicted, ok), lab.answer_cap(progress, level.id))
+    progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / 4, earned)
+    return progress, {**attempt, "read": read, "stars": earned}, ""
 
 
 # --- 4-3 growing up -------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 heads look (mean attention distance in words), how much goes to the next/previous word and to [CLS]/[SEP]."""
 
 import functools
+import itertools
 from pathlib import Path
 
 import torch
@@ -96,12 +97,38 @@ def findings(layer: dict[str, torch.Tensor], neighbour: torch.Tensor) -> dict:
     }
 
 
-def answer_key(tw: dict) -> dict[str, str]:
-    """4-2's right answers, read off the figures: does distance rise every layer, which layer looks most at the
-    neighbouring words, which parks most on [CLS]/[SEP] (layers counted from 1)."""
-    f = tw["findings"]
-    return {"rises": "yes" if f["distance_rises_every_layer"] else "no", "adjacent": str(f["most_adjacent_layer"] + 1),
-            "special": str(f["most_special_layer"] + 1)}  # fmt: skip
+SHARE_MARGIN = 0.05  # a share decides an answer only by 5 points: layers within that of the best are all right
+DISTANCE_MARGIN = 0.1  # a mean distance decides only by a tenth of a word
+
+
+def within(values: list[float], margin: float, most: bool) -> list[str]:
+    """The layers (counted from 1) whose value is within `margin` of the largest (or the smallest)."""
+    best = max(values) if most else min(values)
+    return [str(i + 1) for i, v in enumerate(values) if (v >= best - margin if most else v <= best + margin)]
+
+
+def answer_key(tw: dict) -> dict[str, dict]:
+    """4-2's scored questions, each with its accepted answers and the margin that decides it: does the distance
+    grow every layer (decided by the clearest step against it), which layer looks most at the next/previous word,
+    which parks least on [CLS]/[SEP] (the predictions), and, read off the chart, which layer looks nearest."""
+    rows = tw["per_layer"]
+    d, adj, special = ([p[k] for p in rows] for k in ("distance", "adjacent", "special"))
+    steps = [b - a for a, b in itertools.pairwise(d)]
+    rises = all(s > 0 for s in steps)
+    against = min(steps) if rises else -min(steps)  # how clearly it holds: the smallest rise, or the largest fall
+    ranked = sorted(adj, reverse=True), sorted(special), sorted(d)
+    return {
+        "rises": {"accepted": ["yes" if rises else "no"], "margin": round(against, 4), "unit": "words"},
+        "adjacent": {"accepted": within(adj, SHARE_MARGIN, True), "margin": round(ranked[0][0] - ranked[0][1], 4),
+                     "unit": "share"},
+        "quiet": {"accepted": within(special, SHARE_MARGIN, False), "margin": round(ranked[1][1] - ranked[1][0], 4),
+                  "unit": "share"},
+        "nearest": {"accepted": within(d, DISTANCE_MARGIN, False), "margin": round(ranked[2][1] - ranked[2][0], 4),
+                    "unit": "words"},
+    }  # fmt: skip
+
+
+PREDICTIONS = ("rises", "adjacent", "quiet")  # asked before the figures; "nearest" is read off them
 
 
 def sink_layers(tw: dict, share: float = 0.4) -> tuple[int, float, float] | None:
