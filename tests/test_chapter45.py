@@ -213,3 +213,12 @@ def test_tower_answers_are_decided_by_a_clear_margin_and_believing_the_lesson_pa
     assert read["session"]["lab"]["stars"] == 1 and game.load(read["saved"]).progress["stars"]["4-2"] == 1  # passed
     misread = rooms.answer("check", out["session"], out["saved"], {"nearest": "6"})
     assert misread["session"]["lab"]["stars"] == 0  # still losable
+
+
+def test_growing_up_cards_are_shuffled_per_attempt_and_pruning_uses_that_very_model() -> None:
+    from dragon.lessons import growing, pruning
+
+    orders = {tuple(chapter4.shuffled(4)) for _ in range(40)}
+    assert len(orders) > 1 and (0, 1, 2, 3) not in orders  # a new order each attempt, never the unshuffled one
+    assert pruning.trained(0)[0] is growing.shared(api.GROW_STEPS, 0)[0]  # 4-4 prunes what 4-3 trained, anywhere
+    assert api.grow(api.GROW_STEPS, 0) == growing.shared(api.GROW_STEPS, 0)[1]  # trained once per server, shared

@@ -245,10 +245,10 @@ def read_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
 # --- 4-3 growing up -------------------------------------------------------------------------------------------
 
 
-def shuffled(n: int, seed: int) -> list[int]:
-    """A fixed shuffle of range(n) that never leaves the order as it was (n ≥ 2)."""
+def shuffled(n: int, rng: random.Random | None = None) -> list[int]:
+    """A new shuffle of range(n) for every attempt (so an order cannot be passed on), never the order as it was."""
     order = list(range(n))
-    random.Random(seed).shuffle(order)
+    (rng or random.SystemRandom()).shuffle(order)
     return order[1:] + order[:1] if n > 1 and order == sorted(order) else order
 
 
@@ -326,7 +326,7 @@ def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, 
 
     run = api.grow(api.GROW_STEPS, SEED, progress=report)
     n = len(growing_lesson.stage_snapshots(run))
-    return progress, {"level": level.id, "run": run, "order": shuffled(n, run["task"]["steps"])}, ""
+    return progress, {"level": level.id, "run": run, "order": shuffled(n)}, ""
 
 
 def label_stages(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:

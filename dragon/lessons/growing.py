@@ -1,6 +1,7 @@
 """4-3 Growing up: an eight-head attention trained live from random weights on six relations at once; snapshots of
 every head's map, the loss curve, and each head's specialisation (its share of attention on one relative offset)."""
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -203,9 +204,25 @@ def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.de
     }
 
 
+_SHARED: dict[tuple[int, int, str], tuple[GatedReader, dict]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared(steps: int, seed: int, progress: Progress | None = None) -> tuple[GatedReader, dict]:
+    """The run for (steps, seed) on the serving device, trained once per server and shared: every player of 4-3 sees
+    the same run, and 4-4 prunes that very model. Players who ask while it trains wait for it, not for a run of
+    their own."""
+    steps, seed = check_steps(steps), check_seed(seed)
+    key = (steps, seed, str(best_device()))
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = train(steps, seed, progress=progress)
+    return _SHARED[key]
+
+
 def grow(steps: int = Growth().ex.steps, seed: int = 0, progress: Progress | None = None) -> dict:
-    """Train live on the best device and return the run as plain JSON (the model itself is dropped)."""
-    return train(steps, seed, progress=progress)[1]
+    """The run trained on the best device (once per server for these steps and seed) as plain JSON."""
+    return shared(steps, seed, progress)[1]
 
 
 def stage_snapshots(run: dict) -> list[dict]:
