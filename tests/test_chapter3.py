@@ -21,9 +21,10 @@ SHORT = Experiment(steps=150, curve_points=15)  # the tests' short run: ~4 s, th
 
 
 def fusion_right(lang: str) -> dict:
-    """3-3's right answers, from the measurement itself: the reach answer is the bucket of the effective count."""
+    """3-3's right answers, from the measurement itself: the reach answer is the bucket of how many heads have
+    weights into each output number."""
     f = chapter3.fusion_of(get_level("3-3"), lang)
-    reach = game.bucket(f["heads_per_dim"]["w_o_on"], game.REACH_BUCKETS)
+    reach = game.bucket(chapter3.weight_heads(f), game.REACH_BUCKETS)
     return {"o0": "concat", "o1": "w_o", "o2": "residual", "keep": "0", "reach": str(reach)}
 
 
@@ -258,22 +259,26 @@ def test_fusion_narration_is_true_of_the_measurement(lang) -> None:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_fusion_reach_answer_is_the_measured_effective_count(lang) -> None:
-    """The question asks for the effective count the screen measures; the accepted answer is the bucket that
-    holds it (computed, never typed in), and the result shows both the effective and the nonzero-weight count."""
+def test_fusion_reach_answer_is_decided_by_the_weights_not_by_the_text(lang) -> None:
+    """The reach question asks what W^O's weights decide (every head has weights into every output number), so a
+    learner who learned "W^O mixes all heads" is right; the text-dependent effective count is shown, not asked."""
     f = chapter3.fusion_of(get_level("3-3"), lang)
-    n = chapter3.effective_heads(f)
+    n, w = chapter3.effective_heads(f), chapter3.weight_heads(f)
     right = fusion_right(lang)
-    assert int(right["reach"]) == game.bucket(n, game.REACH_BUCKETS) == chapter3.fusion_truth(f)[2]
+    assert w == len(f["heads"]) and int(right["reach"]) == len(game.REACH_BUCKETS) == chapter3.fusion_truth(f)[2]
+    assert chapter3.weakest_weight(f) >= chapter3.REACH_MIN + 0.05  # every head clearly holds a share of every number
     out = rooms.answer("check", session("3-3", lang), fresh(), right)
     assert out["session"]["lab"]["points"] == 3
     body = out["lab"]["body"]
-    both = t("u_hpd", lang, n=f"{n:.2f}", w=chapter3.weight_heads(f))  # the effective and the nonzero-weight count
+    both = t("u_hpd", lang, n=f"{n:.2f}", w=w)  # the effective and the nonzero-weight count
     assert f"{n:.2f}" in body and both in body.replace("&#x27;", "'")
+    assert t("u_hpd_off", lang, n="1.00") in body.replace("&#x27;", "'")  # without W^O: exactly one head a number
     others = [str(i) for i in range(len(game.REACH_BUCKETS) + 1) if str(i) != right["reach"]]
     for other in others:  # any other bucket loses the point
         out = rooms.answer("check", session("3-3", lang), fresh(), {**right, "reach": other})
         assert out["session"]["lab"]["points"] == 2
+    keep = f["keep_without_residual"]
+    assert chapter3.fusion_truth(f)[1] == game.accepted_buckets(keep, game.KEEP_BUCKETS) == [0]  # far from an edge
 
 
 def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> None:

@@ -270,9 +270,14 @@ def fusion_of(level: Level, lang: str) -> dict:
 
 
 def weight_heads(f: dict) -> int:
-    """The fewest heads with weights into any one output number (W^O on)."""
+    """The fewest heads with weights into any one output number (W^O on): a fact of the weights, not of the text."""
     reach = np.asarray(f["weight_reach"]["w_o_on"])  # (h, d)
     return int((reach >= REACH_MIN).sum(axis=0).min())
+
+
+def weakest_weight(f: dict) -> float:
+    """The smallest share of an output number's W^O weights that any head holds (W^O on)."""
+    return float(np.asarray(f["weight_reach"]["w_o_on"]).min())
 
 
 def setting_html(f: dict, w_o: bool, residual: bool, lang: str) -> str:
@@ -287,8 +292,8 @@ def setting_html(f: dict, w_o: bool, residual: bool, lang: str) -> str:
         + "".join(f'<span style="border-color:{HEAD_COLORS[h]}">{esc(n)}</span>' for h, n in zip(HEADS, labels, strict=True))
         + f'</div><img alt="{esc(title)}" src="{png_data_uri(reach)}"></div>{legend(lang)}</figure>'
     )
-    hpd = t("u_hpd", lang, n=f"{f['heads_per_dim']['w_o_on' if w_o else 'w_o_off']:.2f}",
-            w=weight_heads(f) if w_o else 1)  # fmt: skip
+    n = f"{f['heads_per_dim']['w_o_on' if w_o else 'w_o_off']:.2f}"
+    hpd = t("u_hpd", lang, n=n, w=weight_heads(f)) if w_o else t("u_hpd_off", lang, n=n)
     return (
         f'<div class="setting" data-setting="{int(w_o)}{int(residual)}" hidden>'
         f'<div class="keep-mean">{esc(t("u_keep_mean", lang, v=format(s["keep"], ".2f")))}</div>'
@@ -328,10 +333,11 @@ def effective_heads(f: dict) -> float:
     return float(f["heads_per_dim"]["w_o_on"])
 
 
-def fusion_truth(f: dict) -> tuple[list[str], int, int]:
-    """The right answers, from the measurement: the order, the keep bucket and the effective-heads bucket."""
-    keep = game.bucket(f["keep_without_residual"], game.KEEP_BUCKETS)
-    return f["steps"], keep, game.bucket(effective_heads(f), game.REACH_BUCKETS)
+def fusion_truth(f: dict) -> tuple[list[str], list[int], int]:
+    """The right answers, from the measurement: the order, the keep buckets within the margin of the measured
+    cosine, and the bucket of how many heads have weights into each output number (the weights decide it)."""
+    keep = game.accepted_buckets(f["keep_without_residual"], game.KEEP_BUCKETS)
+    return f["steps"], keep, game.bucket(weight_heads(f), game.REACH_BUCKETS)
 
 
 def fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt, f: dict) -> str:
@@ -341,9 +347,10 @@ def fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt
     mine = [a[f"o{i}"] for i in range(3)]
     said = [
         t("u_order_ok" if mine == steps else "u_order_wrong", lang, order=order, ok=lab.mark(mine == steps, lang)),
-        t("u_keep_res", lang, v=f"{f['keep_without_residual']:.2f}", bucket=lab.bucket_text("keep", keep_b, game.KEEP_BUCKETS, lang),
-          mine=lab.bucket_text("keep", int(a["keep"]), game.KEEP_BUCKETS, lang), ok=lab.mark(int(a["keep"]) == keep_b, lang)),
-        t("u_reach_res", lang, n=f"{effective_heads(f):.2f}", w=weight_heads(f),
+        t("u_keep_res", lang, v=f"{f['keep_without_residual']:.2f}",
+          bucket=" / ".join(lab.bucket_text("keep", b, game.KEEP_BUCKETS, lang) for b in keep_b),
+          mine=lab.bucket_text("keep", int(a["keep"]), game.KEEP_BUCKETS, lang), ok=lab.mark(int(a["keep"]) in keep_b, lang)),
+        t("u_reach_res", lang, n=f"{effective_heads(f):.2f}", w=weight_heads(f), m=f"{weakest_weight(f):.2f}",
           bucket=lab.bucket_text("reach", reach_b, game.REACH_BUCKETS, lang),
           mine=lab.bucket_text("reach", int(a["reach"]), game.REACH_BUCKETS, lang), ok=lab.mark(int(a["reach"]) == reach_b, lang)),
     ]  # fmt: skip
@@ -366,7 +373,7 @@ def check_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data
     ):
         return progress, attempt, lab.refusal(t("u_bad", lang))
     steps, keep_b, reach_b = fusion_truth(fusion_of(level, lang))
-    points = int(order == steps) + int(int(answers["keep"]) == keep_b) + int(int(answers["reach"]) == reach_b)
+    points = int(order == steps) + int(int(answers["keep"]) in keep_b) + int(int(answers["reach"]) == reach_b)
     earned = min(game.fusion_stars(points), lab.answer_cap(progress, level.id))
     progress = lab.record(progress, level, 100.0 * points / FUSION_POINTS, earned)
     return progress, {**attempt, "answers": answers, "points": points, "stars": earned}, ""
