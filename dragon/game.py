@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 
 from .levels import load_levels
+from .margins import SHARE_MARGIN, bucket
 
 VERSION = 1
 SALT = "multi-head-dragon/progress"  # integrity check against edits and corruption (not a secret)
@@ -171,26 +172,7 @@ SHARE_BUCKETS = (0.4, 0.6, 0.9)  # a softmax share guess: < 0.4, 0.4–0.6, 0.6�
 GUESS_FACTORS = (1.5, 2.5, 4.0)  # a speed-up guess within ×1.5 of the measurement: ★★★, ×2.5: ★★, ×4: ★
 KEEP_BUCKETS = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (bucket 0…2)
 REACH_BUCKETS = (2, 5)  # heads reaching an output dim: 1 "one", 2–4 "a few", 5+ "all of them" (bucket 0…2)
-SHARE_MARGIN = 0.05  # a share (of attention, of accuracy, a cosine) decides an answer only by 5 points or more
 TIE = SHARE_MARGIN  # two accuracies closer than this are a tie: either order ranks them right
-DISTANCE_MARGIN = 0.1  # a mean attention distance (in words) decides an answer only by a tenth of a word or more
-
-
-def bucket(value: float, edges: tuple[float, ...]) -> int:
-    """Which bucket a value falls in: 0 below edges[0], …, len(edges) at or above the last edge."""
-    return sum(value >= e for e in edges)
-
-
-def accepted_buckets(value: float, edges: tuple[float, ...], margin: float = SHARE_MARGIN) -> list[int]:
-    """Every bucket within `margin` of the measured value: its own, and a neighbour when it lies that close to an
-    edge (an answer the measurement does not decide by a clear margin is accepted)."""
-    return sorted({bucket(value - margin, edges), bucket(value, edges), bucket(value + margin, edges)})
-
-
-def accepted_best(values: dict, margin: float, most: bool = True) -> list:
-    """Every answer whose value is within `margin` of the best (the largest, or with most=False the smallest)."""
-    best = max(values.values()) if most else min(values.values())
-    return [k for k, v in values.items() if (v >= best - margin if most else v <= best + margin)]
 
 
 def range_factor(guess: float, lo: float, hi: float) -> float:

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from dragon import api, game
+from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels import get_level
 from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
@@ -117,7 +118,8 @@ def test_fusion_order_predict_and_switch_zh_phone(open_lab) -> None:
         page.locator(f"#lab [data-answer=o{i}]").select_option(step)
     page.locator("#lab [data-answer=keep]").select_option("0")
     f = api.fusion(get_level("3-3").text["zh"], "zh")
-    page.locator("#lab [data-answer=reach]").select_option(str(chapter3.fusion_truth(f)[2]))
+    reach = fusion_lesson.answer_key(f, game.KEEP_BUCKETS, game.REACH_BUCKETS)[2]
+    page.locator("#lab [data-answer=reach]").select_option(str(reach))
     page.locator("#mhd-lab-check").click()
     wait_text(page, "#lab .result-head", "3/3 分")
     assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").get_attribute("data-stars") == "3"

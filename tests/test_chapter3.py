@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dragon import api, game
+from dragon import api, game, margins
+from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import Experiment, run
 from dragon.levels import LevelError, get_level, load_chapter, load_levels
@@ -20,11 +21,15 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 SHORT = Experiment(steps=150, curve_points=15)  # the tests' short run: ~4 s, the same shape as the real one
 
 
+def fusion_key(f: dict) -> tuple:
+    return fusion_lesson.answer_key(f, game.KEEP_BUCKETS, game.REACH_BUCKETS)
+
+
 def fusion_right(lang: str) -> dict:
     """3-3's right answers, from the measurement itself: the reach answer is the bucket of how many heads have
     weights into each output number."""
     f = chapter3.fusion_of(get_level("3-3"), lang)
-    reach = game.bucket(chapter3.weight_heads(f), game.REACH_BUCKETS)
+    reach = game.bucket(fusion_lesson.weight_heads(f), game.REACH_BUCKETS)
     return {"o0": "concat", "o1": "w_o", "o2": "residual", "keep": "0", "reach": str(reach)}
 
 
@@ -124,8 +129,9 @@ def test_star_rules() -> None:
     assert game.guess_stars(1.3, 1.12, 1.56) == (1.0, 3)  # inside the range of repeated runs: no factor off
     assert game.guess_stars(8, 1.12, 1.56)[1] == 0 and game.guess_stars(0.5, 1.12, 1.56)[0] == 2.24
     assert [game.read_stars(p, True) for p in range(4)] == [1, 1, 2, 3] and game.read_stars(3, False) == 0
-    assert game.accepted_buckets(0.58, (0.4, 0.6, 0.9)) == [1, 2] and game.accepted_buckets(0.5, (0.4, 0.6, 0.9)) == [1]
-    assert game.accepted_best({1: 0.199, 2: 0.165, 3: 0.12}, 0.05) == [1, 2]
+    edges = (0.4, 0.6, 0.9)
+    assert margins.accepted_buckets(0.58, edges) == [1, 2] and margins.accepted_buckets(0.5, edges) == [1]
+    assert margins.accepted_best({1: 0.199, 2: 0.165, 3: 0.12}, 0.05) == [1, 2]
     acc = {1: 0.28, 2: 0.56, 4: 0.95, 8: 0.997, 16: 0.995}  # 8 and 16 tie
     assert game.rank_pairs([16, 8, 4, 2, 1], acc) == game.rank_pairs([8, 16, 4, 2, 1], acc) == (10, 10)
     assert game.rank_pairs([1, 2, 4, 8, 16], acc) == (3, 10)  # 4, 8 and 16 lie within 5 points: any order of them
@@ -250,10 +256,10 @@ def test_fusion_narration_is_true_of_the_measurement(lang) -> None:
     keeps most of what it was; W^O lets every output number hear every head, and each head has d_head numbers."""
     f = chapter3.fusion_of(get_level("3-3"), lang)
     assert abs(f["keep_without_residual"]) < game.KEEP_BUCKETS[0] and f["keep_with_residual"] >= game.KEEP_BUCKETS[1]
-    assert chapter3.weight_heads(f) == len(f["heads"]) and f["heads_per_dim"]["w_o_off"] == 1.0
+    assert fusion_lesson.weight_heads(f) == len(f["heads"]) and f["heads_per_dim"]["w_o_off"] == 1.0
     assert f["steps"] == list(chapter3.STEP_KEYS)
     # …every output number has some weight from every head, yet in effect a few heads make up most of it
-    assert game.bucket(chapter3.effective_heads(f), game.REACH_BUCKETS) == 1
+    assert game.bucket(fusion_lesson.effective_heads(f), game.REACH_BUCKETS) == 1
     why = get_level("3-3").why[lang]
     assert ("every head" in why and "a few heads" in why) if lang == "en" else ("每个头" in why and "少数几个头" in why)
 
@@ -263,10 +269,10 @@ def test_fusion_reach_answer_is_decided_by_the_weights_not_by_the_text(lang) -> 
     """The reach question asks what W^O's weights decide (every head has weights into every output number), so a
     learner who learned "W^O mixes all heads" is right; the text-dependent effective count is shown, not asked."""
     f = chapter3.fusion_of(get_level("3-3"), lang)
-    n, w = chapter3.effective_heads(f), chapter3.weight_heads(f)
+    n, w = fusion_lesson.effective_heads(f), fusion_lesson.weight_heads(f)
     right = fusion_right(lang)
-    assert w == len(f["heads"]) and int(right["reach"]) == len(game.REACH_BUCKETS) == chapter3.fusion_truth(f)[2]
-    assert chapter3.weakest_weight(f) >= chapter3.REACH_MIN + 0.05  # every head clearly holds a share of every number
+    assert w == len(f["heads"]) and int(right["reach"]) == len(game.REACH_BUCKETS) == fusion_key(f)[2]
+    assert fusion_lesson.weakest_weight(f) >= fusion_lesson.REACH_MIN + 0.05  # every head holds a clear share
     out = rooms.answer("check", session("3-3", lang), fresh(), right)
     assert out["session"]["lab"]["points"] == 3
     body = out["lab"]["body"]
@@ -278,7 +284,7 @@ def test_fusion_reach_answer_is_decided_by_the_weights_not_by_the_text(lang) -> 
         out = rooms.answer("check", session("3-3", lang), fresh(), {**right, "reach": other})
         assert out["session"]["lab"]["points"] == 2
     keep = f["keep_without_residual"]
-    assert chapter3.fusion_truth(f)[1] == game.accepted_buckets(keep, game.KEEP_BUCKETS) == [0]  # far from an edge
+    assert fusion_key(f)[1] == margins.accepted_buckets(keep, game.KEEP_BUCKETS) == [0]  # far from any edge
 
 
 def test_fusion_check_scores_order_and_predictions_then_opens_the_switches() -> None:

@@ -13,6 +13,9 @@ from dragon import api, game
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS, DragonConfig
 from dragon.device import best_device
+from dragon.lessons import fusion as fusion_lesson
+from dragon.lessons import head_math as head_math_lesson
+from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import curves_frame
 from dragon.lessons.race import REFERENCE_RUNS, flops, race_frame
 from dragon.levels import Level
@@ -28,7 +31,6 @@ from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 STEP_KEYS = ("concat", "w_o", "residual")
 FUSION_POINTS = 3  # 3-3: the order, the keep guess, the reach guess
 GUESS_RANGE = (0.1, 1000.0)
-REACH_MIN = 0.01  # a head "writes into" an output number when it has at least this share of the weights into it
 RACE_COLOURS = {"loop": "#c2410c", "batched": "#1f4e9c"}
 HEADS_COLOURS = ("#8e9aa6", "#d4a017", "#2e9e4f", "#7b3fbf", "#17a2b8")  # h = 1, 2, 4, 8, 16
 
@@ -89,10 +91,11 @@ def formula_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
     result = note
     if revealed:
         win = max(m["weights"])
-        right_b = game.bucket(win, game.SHARE_BUCKETS)
-        line = t("f_result", lang, winner=keys[m["winner"]], w=f"{win:.3f}", bucket=lab.bucket_text("share", right_b, game.SHARE_BUCKETS, lang),
-                 mine_key=keys[mine["winner"]], ok1=lab.mark(mine["winner"] == m["winner"], lang),
-                 mine_share=lab.bucket_text("share", mine["share"], game.SHARE_BUCKETS, lang), ok2=lab.mark(mine["share"] == right_b, lang),
+        winners, shares = head_math_lesson.answers(m, game.SHARE_BUCKETS)
+        line = t("f_result", lang, winner=" / ".join(keys[k] for k in winners), w=f"{win:.3f}",
+                 bucket=" / ".join(lab.bucket_text("share", b, game.SHARE_BUCKETS, lang) for b in shares),
+                 mine_key=keys[mine["winner"]], ok1=lab.mark(mine["winner"] in winners, lang),
+                 mine_share=lab.bucket_text("share", mine["share"], game.SHARE_BUCKETS, lang), ok2=lab.mark(mine["share"] in shares, lang),
                  p=mine["points"])  # fmt: skip
         result += lab.verdict(line)
         if len(done) < len(rounds):
@@ -130,8 +133,8 @@ def check_formula(level: Level, lang: str, progress: dict, attempt: Attempt, dat
     cap = int(attempt.get("cap", lab.answer_cap(progress, level.id)))
     if not done:  # the first answer shown: from now on another try earns at most ★
         progress = game.use_hints_up_to(progress, level.id, 2)
-    right_share = game.bucket(max(m["weights"]), game.SHARE_BUCKETS)
-    points = int(winner == m["winner"]) + int(share == right_share)
+    winners, shares = head_math_lesson.answers(m, game.SHARE_BUCKETS)
+    points = int(winner in winners) + int(share in shares)
     done.append({"winner": winner, "share": share, "points": points})
     attempt = {**attempt, "done": done, "cap": cap, "at": at}
     if len(done) == len(rounds):
@@ -185,11 +188,11 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
     scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}",
                f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))  # fmt: skip
     if "stars" in attempt:
-        read = lab.verdict(t("r_read_result", lang, ok=lab.mark(attempt["read"] == race_reading(r), lang),
-                             mine=t(f"r_work_{attempt['read']}", lang), right=t(f"r_work_{race_reading(r)}", lang)))
+        read = lab.verdict(t("r_read_result", lang, ok=lab.mark(attempt["read"] == race_lesson.work_reading(r), lang),
+                             mine=t(f"r_work_{attempt['read']}", lang), right=t(f"r_work_{race_lesson.work_reading(r)}", lang)))
         read += lab.end(level, lang, progress, int(attempt["stars"]))
     else:
-        works = [(k, t(f"r_work_{k}", lang)) for k in WORK]
+        works = [(k, t(f"r_work_{k}", lang)) for k in race_lesson.WORK]
         read = lab.question(t("r_read_q", lang)) + lab.asks(lab.select("work", t("r_read_label", lang), works, None, lang))
         read += lab.check_row(lab.button("check", t("check", lang)))
     return (
@@ -239,23 +242,14 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
                       "reference": ref}, ""  # fmt: skip
 
 
-WORK = ("less", "same", "more")  # 3-2's reading: the batched path does less, the same, or more work than the loop
-
-
-def race_reading(result: dict) -> str:
-    """The right reading of the FLOPs table just shown: does the batched path do less, the same or more work?"""
-    a, b = sum(result["flops_batched"]), sum(result["flops_loop"])
-    return "same" if a == b else "less" if a < b else "more"
-
-
 def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
     """The question read off the race: it passes the level; the guess adds its stars (a wrong reading loses)."""
     if "result" not in attempt or "stars" in attempt:
         return None
     read = data.get("work")
-    if read not in WORK:
+    if read not in race_lesson.WORK:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    ok = read == race_reading(attempt["result"])
+    ok = read == race_lesson.work_reading(attempt["result"])
     earned = min(game.read_stars(int(attempt["guessed"]), ok), lab.answer_cap(progress, level.id))
     score = 100.0 * ok * max(1 / 3, 1 - math.log(attempt["factor"]) / math.log(game.GUESS_FACTORS[-1] ** 2))
     progress = lab.record(progress, level, score, earned)
@@ -267,17 +261,6 @@ def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
 
 def fusion_of(level: Level, lang: str) -> dict:
     return api.fusion(level.text[lang], lang)
-
-
-def weight_heads(f: dict) -> int:
-    """The fewest heads with weights into any one output number (W^O on): a fact of the weights, not of the text."""
-    reach = np.asarray(f["weight_reach"]["w_o_on"])  # (h, d)
-    return int((reach >= REACH_MIN).sum(axis=0).min())
-
-
-def weakest_weight(f: dict) -> float:
-    """The smallest share of an output number's W^O weights that any head holds (W^O on)."""
-    return float(np.asarray(f["weight_reach"]["w_o_on"]).min())
 
 
 def setting_html(f: dict, w_o: bool, residual: bool, lang: str) -> str:
@@ -293,7 +276,7 @@ def setting_html(f: dict, w_o: bool, residual: bool, lang: str) -> str:
         + f'</div><img alt="{esc(title)}" src="{png_data_uri(reach)}"></div>{legend(lang)}</figure>'
     )
     n = f"{f['heads_per_dim']['w_o_on' if w_o else 'w_o_off']:.2f}"
-    hpd = t("u_hpd", lang, n=n, w=weight_heads(f)) if w_o else t("u_hpd_off", lang, n=n)
+    hpd = t("u_hpd", lang, n=n, w=fusion_lesson.weight_heads(f)) if w_o else t("u_hpd_off", lang, n=n)
     return (
         f'<div class="setting" data-setting="{int(w_o)}{int(residual)}" hidden>'
         f'<div class="keep-mean">{esc(t("u_keep_mean", lang, v=format(s["keep"], ".2f")))}</div>'
@@ -328,21 +311,9 @@ def fusion_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
     return lab.two_columns("fusion", main, side, side_cls="fusion-lab")
 
 
-def effective_heads(f: dict) -> float:
-    """How many heads, in effect, make up each output number with Wᴼ on (measured on the level's text)."""
-    return float(f["heads_per_dim"]["w_o_on"])
-
-
-def fusion_truth(f: dict) -> tuple[list[str], list[int], int]:
-    """The right answers, from the measurement: the order, the keep buckets within the margin of the measured
-    cosine, and the bucket of how many heads have weights into each output number (the weights decide it)."""
-    keep = game.accepted_buckets(f["keep_without_residual"], game.KEEP_BUCKETS)
-    return f["steps"], keep, game.bucket(weight_heads(f), game.REACH_BUCKETS)
-
-
 def fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt, f: dict) -> str:
     a = attempt["answers"]
-    steps, keep_b, reach_b = fusion_truth(f)
+    steps, keep_b, reach_b = fusion_lesson.answer_key(f, game.KEEP_BUCKETS, game.REACH_BUCKETS)
     order = " → ".join(t(f"u_{k}", lang) for k in steps)
     mine = [a[f"o{i}"] for i in range(3)]
     said = [
@@ -350,7 +321,7 @@ def fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt
         t("u_keep_res", lang, v=f"{f['keep_without_residual']:.2f}",
           bucket=" / ".join(lab.bucket_text("keep", b, game.KEEP_BUCKETS, lang) for b in keep_b),
           mine=lab.bucket_text("keep", int(a["keep"]), game.KEEP_BUCKETS, lang), ok=lab.mark(int(a["keep"]) in keep_b, lang)),
-        t("u_reach_res", lang, n=f"{effective_heads(f):.2f}", w=weight_heads(f), m=f"{weakest_weight(f):.2f}",
+        t("u_reach_res", lang, n=f"{fusion_lesson.effective_heads(f):.2f}", w=fusion_lesson.weight_heads(f), m=f"{fusion_lesson.weakest_weight(f):.2f}",
           bucket=lab.bucket_text("reach", reach_b, game.REACH_BUCKETS, lang),
           mine=lab.bucket_text("reach", int(a["reach"]), game.REACH_BUCKETS, lang), ok=lab.mark(int(a["reach"]) == reach_b, lang)),
     ]  # fmt: skip
@@ -372,7 +343,7 @@ def check_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data
         or answers["reach"] not in [str(i) for i in range(len(game.REACH_BUCKETS) + 1)]
     ):
         return progress, attempt, lab.refusal(t("u_bad", lang))
-    steps, keep_b, reach_b = fusion_truth(fusion_of(level, lang))
+    steps, keep_b, reach_b = fusion_lesson.answer_key(fusion_of(level, lang), game.KEEP_BUCKETS, game.REACH_BUCKETS)
     points = int(order == steps) + int(int(answers["keep"]) in keep_b) + int(int(answers["reach"]) == reach_b)
     earned = min(game.fusion_stars(points), lab.answer_cap(progress, level.id))
     progress = lab.record(progress, level, 100.0 * points / FUSION_POINTS, earned)

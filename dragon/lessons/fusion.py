@@ -7,6 +7,7 @@ from ..analyze import rounded
 from ..attention import MultiHeadAttention
 from ..config import HEADS
 from ..engine import Reading
+from ..margins import accepted_buckets, bucket
 from .slices import head_weights
 
 STEPS = ("concat", "w_o", "residual")  # the order the block applies them
@@ -126,3 +127,29 @@ def fusion(mha: MultiHeadAttention, reading: Reading) -> dict:
         "block_of_dim": [j // dh for j in range(mha.d_model)],
         "head_sizes": rounded(reading.head_sizes, DECIMALS),
     }
+
+
+REACH_MIN = 0.01  # a head "writes into" an output number when it holds at least this share of the weights into it
+
+
+def weight_heads(f: dict) -> int:
+    """The fewest heads with weights into any one output number (W^O on): a fact of the weights, not of the text."""
+    reach = torch.tensor(f["weight_reach"]["w_o_on"])  # (h, d)
+    return int((reach >= REACH_MIN).sum(dim=0).min())
+
+
+def weakest_weight(f: dict) -> float:
+    """The smallest share of an output number's W^O weights that any head holds (W^O on)."""
+    return float(torch.tensor(f["weight_reach"]["w_o_on"]).min())
+
+
+def effective_heads(f: dict) -> float:
+    """How many heads, in effect, make up each output number with W^O on (measured on the text)."""
+    return float(f["heads_per_dim"]["w_o_on"])
+
+
+def answer_key(f: dict, keep_edges: tuple[float, ...], reach_edges: tuple[float, ...]) -> tuple[list, list[int], int]:
+    """3-3's right answers, from the measurement: the order, the keep buckets within 5 points of the measured
+    cosine without the residual, and the bucket of how many heads have weights into each output number."""
+    keep = accepted_buckets(f["keep_without_residual"], keep_edges)
+    return f["steps"], keep, bucket(weight_heads(f), reach_edges)

@@ -8,6 +8,7 @@ from ..analyze import rounded
 from ..attention import MultiHeadAttention
 from ..config import HEADS
 from ..engine import Reading
+from ..margins import SHARE_MARGIN, accepted_best, accepted_buckets
 from .slices import head_weights
 
 SINK = "⟨sink⟩"  # the key every head may park its attention on (value 0): "nothing to say"
@@ -78,3 +79,10 @@ def head_math(mha: MultiHeadAttention, reading: Reading, position: int, h: int) 
             "output": [d],
         },
     }
+
+
+def answers(m: dict, share_edges: tuple[float, ...]) -> tuple[list[int], list[int]]:
+    """3-1's accepted answers for one round (`m`, a head_math result): every key within 5 points of the winner's
+    share, and every share bucket within 5 points of the winner's measured share."""
+    weights = dict(enumerate(m["weights"]))
+    return accepted_best(weights, SHARE_MARGIN), accepted_buckets(max(m["weights"]), share_edges)

@@ -179,3 +179,12 @@ def _reference(T: int, device: str, runs: int) -> dict:
     speedups = [race([T], device=torch.device(device), seed=i)["speedup"][0] for i in range(runs)]
     return {"length": T, "device": device, "runs": runs, "speedups": speedups, "lo": min(speedups),
             "hi": max(speedups)}  # fmt: skip
+
+
+WORK = ("less", "same", "more")  # 3-2's reading: the batched path does less, the same or more work than the loop
+
+
+def work_reading(result: dict) -> str:
+    """What the table of FLOPs of a race says: the batched path does less, the same or more work than the loop."""
+    a, b = sum(result["flops_batched"]), sum(result["flops_loop"])
+    return "same" if a == b else "less" if a < b else "more"

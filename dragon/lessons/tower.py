@@ -9,6 +9,7 @@ import torch
 
 from ..analyze import rounded
 from ..lexicon import ASSETS
+from ..margins import DISTANCE_MARGIN, SHARE_MARGIN
 from . import crystal_ball
 from .papers import papers
 from .wordpiece import is_punctuation
@@ -95,10 +96,6 @@ def findings(layer: dict[str, torch.Tensor], neighbour: torch.Tensor) -> dict:
         "distance_rises_every_layer": bool((steps > 0).all()),
         "distance_first_to_last": [round(float(d[0]), DECIMALS), round(float(d[-1]), DECIMALS)],
     }
-
-
-SHARE_MARGIN = 0.05  # a share decides an answer only by 5 points: layers within that of the best are all right
-DISTANCE_MARGIN = 0.1  # a mean distance decides only by a tenth of a word
 
 
 def within(values: list[float], margin: float, most: bool) -> list[str]:

@@ -1,0 +1,26 @@
+"""Answers decided by a clear margin: answer buckets, and every answer the measurement does not tell apart accepted."""
+
+SHARE_MARGIN = 0.05  # a share (of attention, of accuracy, a cosine) decides an answer only by 5 points or more
+DISTANCE_MARGIN = 0.1  # a mean attention distance (in words) decides an answer only by a tenth of a word or more
+
+
+def bucket(value: float, edges: tuple[float, ...]) -> int:
+    """Which bucket a value falls in: 0 below edges[0], …, len(edges) at or above the last edge."""
+    return sum(value >= e for e in edges)
+
+
+def accepted_buckets(value: float, edges: tuple[float, ...], margin: float = SHARE_MARGIN) -> list[int]:
+    """Every bucket within `margin` of the measured value: its own, and a neighbour when it lies that close to an
+    edge (an answer the measurement does not decide by a clear margin is accepted)."""
+    return sorted({bucket(value - margin, edges), bucket(value, edges), bucket(value + margin, edges)})
+
+
+def accepted_best(values: dict, margin: float, most: bool = True) -> list:
+    """Every answer whose value is within `margin` of the best (the largest, or with most=False the smallest)."""
+    best = max(values.values()) if most else min(values.values())
+    return [k for k, v in values.items() if (v >= best - margin if most else v <= best + margin)]
+
+
+def edge_margin(value: float, edges: tuple[float, ...]) -> float:
+    """How far a measured value lies from the nearest bucket edge (what decides a bucket answer)."""
+    return min((abs(value - e) for e in edges), default=float("inf"))
