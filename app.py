@@ -105,8 +105,10 @@ def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
 
 
 def explain(level_id: str, lang: str = "zh") -> dict:
-    """A slider level's answer: text, target gates, why, and the narration's claims with the real attention
-    each claimed word receives."""
+    """A level's answer. A slider level: text, target gates, why, and the narration's claims with the real attention
+    each claimed word receives (between different words). Any other level: its scored questions, each with the
+    accepted answers, the measured value and the margin that decides it (a share by 5 points, a distance by 0.1
+    word, a timing by the range of repeated runs)."""
     return core_api.explain(level_id, lang)
 
 

@@ -1,10 +1,15 @@
 """The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
 import functools
+import threading
 from collections.abc import Callable
 
+from . import chapter1 as chapter1_lesson
+from . import game as game_rules
+from . import margins
 from .claims import measure, silent_heads
 from .config import HEADS
+from .device import best_device
 from .engine import Reading, default_dragon
 from .gpu import on_gpu
 from .lessons import badge as badge_lesson
@@ -90,15 +95,21 @@ def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
 
 
 def explain(level_id: str, lang: str = "zh") -> dict:
-    """A slider level's answer in one language: its text, target gates, why, and each claim of the narration
-    with the real attention every claimed word receives: its share of that head's attention between different
-    words (a word looking at itself is no link), or, for a claim `from` a word, its share of that word's row to the
-    other words; `alone`: words the head hears that look only at themselves, with that share."""
-    level = slider_level(level_id)
+    """A level's answer in one language. A slider level: its text, target gates, why, and each claim of the
+    narration with the real attention every claimed word receives (its share of that head's attention between
+    different words: a word looking at itself is no link; for a claim `from` a word, its share of that word's row to
+    the other words; `alone`: words the head hears that look only at themselves). Any other level: its scored
+    questions, each with the accepted answers, the measured value and the margin that decides it."""
+    level = get_level(level_id)
+    lang = check_lang(lang)
+    if not level.sliders:
+        return {"level": level.id, "lang": lang, "kind": level.kind, "why": level.why[lang],
+                "questions": questions(level, lang)}  # fmt: skip
     reading = level_reading(level, lang)
     return {
         "level": level.id,
         "lang": lang,
+        "kind": level.kind,
         "text": level.text[lang],
         "heads": list(HEADS),
         "target": list(level.target_for(lang)),
@@ -181,11 +192,20 @@ def race_reference(length: int) -> dict:
     return race_lesson.reference(race_lesson.check_lengths([length])[0])
 
 
+_EXPERIMENTS: dict = {}  # (experiment, device) → its result: the seed is fixed, so it is trained once per server
+_EXPERIMENTS_LOCK = threading.Lock()
+
+
 @on_gpu(duration=120)
 def heads_experiment(progress: Callable[[float, str], object] | None = None) -> dict:
     """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal
-    parameter counts, loss curves, final loss and accuracy, the device and the seconds it took."""
-    return heads_lesson.run(EXPERIMENT, progress=progress)
+    parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. The seed is fixed,
+    so the result is trained once per server and shared (a later caller waits for it, not for a run of its own)."""
+    key = (EXPERIMENT, str(best_device()))
+    with _EXPERIMENTS_LOCK:
+        if key not in _EXPERIMENTS:
+            _EXPERIMENTS[key] = heads_lesson.run(EXPERIMENT, progress=progress)
+    return _EXPERIMENTS[key]
 
 
 def facts() -> dict:
@@ -275,3 +295,93 @@ def badge(progress: dict, name: str | None = None, lang: str = "zh") -> dict:
         "name": badge_lesson.clean_name(name),
         "lang": lang,
     }
+
+
+# The answer keys: every scored question of a non-slider level, its accepted answers, the measured value and the
+# margin that decides it (a share: 5 points; a distance: 0.1 word; a timing: the spread of repeated runs).
+
+
+def question(qid: str, accepted: list, measured: object, margin: float | None, unit: str) -> dict:
+    """One scored question: what is accepted, what was measured, and by how much the measurement decides it
+    (None where the answer is a fact of the architecture, decided by no measurement)."""
+    return {"id": qid, "accepted": accepted, "measured": measured, "unit": unit,
+            "margin": None if margin is None else round(float(margin), 4)}  # fmt: skip
+
+
+def questions(level: Level, lang: str) -> list[dict]:
+    """The scored questions of a level that is not a slider level, read from the real computation."""
+    kind, qs = level.kind, []
+    if kind == "formula":
+        for i, r in enumerate(level.rounds[lang]):
+            m = head_math(level.text[lang], lang, r.word, r.head)
+            winners, shares = head_math_lesson.answers(m, game_rules.SHARE_BUCKETS)
+            weights = dict(enumerate(m["weights"]))
+            qs.append(question(f"round{i + 1}.winner", [m["keys"][k] for k in winners], m["keys"][m["winner"]],
+                               margins.lead(weights, winners), "share"))  # fmt: skip
+            win = max(m["weights"])
+            qs.append(question(f"round{i + 1}.share", shares, win, margins.edge_margin(win, game_rules.SHARE_BUCKETS)
+                               if len(shares) == 1 else margins.SHARE_MARGIN, "share bucket"))  # fmt: skip
+    elif kind == "race":
+        ref = race_reference(level.guess_at)
+        qs.append(question("guess", [ref["lo"], ref["hi"]], ref["speedups"], ref["hi"] / ref["lo"], "factor range"))
+        qs.append(question("work", [race_lesson.work_reading(race(list(level.lengths)))], "same FLOPs", None, "exact"))
+    elif kind == "fusion":
+        f = fusion(level.text[lang], lang)
+        steps, keep, reach = fusion_lesson.answer_key(f, game_rules.KEEP_BUCKETS, game_rules.REACH_BUCKETS)
+        cos = f["keep_without_residual"]
+        qs.append(question("order", steps, steps, None, "exact"))
+        qs.append(question("keep", keep, cos, margins.edge_margin(cos, game_rules.KEEP_BUCKETS) if len(keep) == 1
+                           else margins.SHARE_MARGIN, "cosine bucket"))  # fmt: skip
+        qs.append(question("reach", [reach], fusion_lesson.weight_heads(f),
+                           fusion_lesson.weakest_weight(f) - fusion_lesson.REACH_MIN, "share"))  # fmt: skip
+    elif kind == "heads":
+        r = heads_experiment()
+        acc = dict(zip(r["heads"], r["final_accuracy"], strict=True))
+        gaps = [abs(acc[a] - acc[b]) for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) > game_rules.TIE]
+        ties = [[a, b] for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) <= game_rules.TIE]
+        qs.append(question("ranking", sorted(acc, key=lambda h: -acc[h]), {"accuracy": acc, "ties": ties},
+                           min(gaps, default=float("inf")) - game_rules.TIE, "share"))  # fmt: skip
+    elif kind == "crystal":
+        word, target = level.ask
+        c = crystal_ball(level.text["en"], word, target)
+        weights = {t["name"]: t["weight"] for t in c["top"]}
+        qs.append(question("pick", [c["best"]["name"]], c["best"]["weight"], margins.lead(weights, [c["best"]["name"]]),
+                           "share"))  # fmt: skip
+    elif kind == "tower":
+        for qid, q in tower_lesson.answer_key(tower()).items():
+            qs.append(question(qid, q["accepted"], None, q["margin"], q["unit"]))
+    elif kind == "grow":
+        run = grow(GROW_STEPS, 0)
+        cards = growing_lesson.stage_snapshots(run)
+        for i, snap in enumerate(cards):
+            qs.append(question(f"card:{snap['stage']}", [snap["stage"]], snap["specialisation"],
+                               growing_lesson.card_margin(run, cards, i), "share"))  # fmt: skip
+    elif kind == "prune":
+        b = prune_best(0)
+        goal, by_off, most = b["goal"] * b["full_accuracy"], b["best_accuracy_by_off"], b["most_off"]
+        over = by_off[most] - goal
+        under = goal - by_off[most + 1] if most + 1 < len(by_off) else float("inf")
+        # the player measures their own switches on one fixed model and held-out set: exact, the same for everyone
+        qs.append(question("most_off", [most], {"best_accuracy": by_off[most], "goal": round(goal, 4),
+                                                "above_goal": round(over, 4), "next_below_goal": round(under, 4)},
+                           None, "exact accuracy"))  # fmt: skip
+    elif kind == "positions":
+        pos = positions(level.text[lang], lang)
+        key = positions_lesson.answer_key(pos)
+        same = positions_lesson.SAME
+        free, with_pos = pos["max_diff_unpermuted_no_positions"], pos["diff_with_positions"]
+        qs.append(question("free", [key["free"]], free, same / max(free, 1e-12), "factor from the 1e-5 line"))
+        qs.append(question("pos", [key["pos"]], with_pos, with_pos / same, "factor from the 1e-5 line"))
+    elif kind == "match":
+        reading = level_reading(level, lang)
+        received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T)
+        for f, head in zip(level.findings, chapter1_lesson.finding_heads(level, lang), strict=True):
+            col = received[:, chapter1_lesson.token_index(reading, f.word[lang])]
+            top2 = col.topk(2).values / col.sum().clamp_min(1e-9)
+            qs.append(question(f"finding:{f.word[lang]}", [head], round(float(top2[0]), 4), float(top2[0] - top2[1]),
+                               "share"))  # fmt: skip
+    elif kind == "compare":
+        truth = chapter1_lesson.compare_heads(level, lang)
+        qs.append(question("one_head", [len(truth["one_head_sees"])], truth["one_head_sees"], None, "count"))
+        qs.append(question("eight_heads", [len(truth["eight_heads_see"])], truth["eight_heads_see"], None, "count"))
+    return qs

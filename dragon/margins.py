@@ -24,3 +24,13 @@ def accepted_best(values: dict, margin: float, most: bool = True) -> list:
 def edge_margin(value: float, edges: tuple[float, ...]) -> float:
     """How far a measured value lies from the nearest bucket edge (what decides a bucket answer)."""
     return min((abs(value - e) for e in edges), default=float("inf"))
+
+
+def lead(values: dict, accepted: list, most: bool = True) -> float:
+    """How far the best answer stands from the best refused one (inf when nothing is refused): the margin that
+    decides the question (the accepted answers around the best all lie within the margin of it)."""
+    refused = [v for k, v in values.items() if k not in accepted]
+    if not refused:
+        return float("inf")
+    best = max(values[k] for k in accepted) if most else min(values[k] for k in accepted)
+    return best - max(refused) if most else min(refused) - best

@@ -132,9 +132,11 @@ def test_explain_endpoint_through_the_app(client) -> None:
         for c in out["claims"]:
             assert set(c["attention"]) == set(c["words"])
             assert all(v >= FOUND_SHARE for v in c["attention"].values())
-    for bad in (("9-9", "zh"), ("1-2", "zh"), (level.id, "fr")):
-        with pytest.raises(Exception, match=r"unknown level|not a slider level|lang must be"):
+    for bad in (("9-9", "zh"), (level.id, "fr")):
+        with pytest.raises(Exception, match=r"unknown level|lang must be"):
             client.predict(*bad, api_name="/explain")
+    lab = client.predict("4-2", "en", api_name="/explain")  # every level kind answers: its scored questions
+    assert lab["kind"] == "tower" and {q["id"] for q in lab["questions"]} == {"rises", "adjacent", "quiet", "nearest"}
 
 
 def test_a_word_looking_at_itself_is_no_link() -> None:

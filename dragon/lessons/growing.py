@@ -225,11 +225,36 @@ def grow(steps: int = Growth().ex.steps, seed: int = 0, progress: Progress | Non
     return shared(steps, seed, progress)[1]
 
 
+def stage_bounds(run: dict, stage_name: str) -> tuple[float, float]:
+    """The specialisation interval of a stage in this run (settled: from the settle line to the end)."""
+    th, final = run["thresholds"], run["specialisation"][-1]
+    settle = final - th["settle_within"]
+    return {"random": (float("-inf"), th["random_below"]), "faint": (th["random_below"], th["faint_below"]),
+            "clear": (th["faint_below"], settle), "settled": (settle, float("inf"))}[stage_name]  # fmt: skip
+
+
+def typical(run: dict, snap: dict) -> float:
+    """How far a snapshot's specialisation lies inside its stage's interval (its distance to the nearer edge)."""
+    lo, hi = stage_bounds(run, snap["stage"])
+    return min(snap["specialisation"] - lo, hi - snap["specialisation"])
+
+
 def stage_snapshots(run: dict) -> list[dict]:
-    """One snapshot per stage the run reached: the first of random, faint and clear, and the last (settled)."""
-    snaps = {s["point"]: s for s in run["snapshots"]}
+    """One snapshot per stage the run reached, the most typical of each (the farthest inside its stage's interval,
+    so that no card sits on an edge); settled: the run's last snapshot."""
     out = []
     for st in run["stages"]:
-        point = run["snapshots"][-1]["point"] if st["stage"] == "settled" else st["point"]
-        out.append(snaps[point])
+        if st["stage"] == "settled":
+            out.append(run["snapshots"][-1])
+            continue
+        candidates = [s for s in run["snapshots"] if s["stage"] == st["stage"]]
+        out.append(max(candidates, key=lambda s: typical(run, s)))
     return out
+
+
+def card_margin(run: dict, cards: list[dict], i: int) -> float:
+    """What decides card i's stage: its distance to its stage's edges and, for the last card (settled, which is
+    defined by the end of the run), its gap to the other cards' specialisation."""
+    s = cards[i]["specialisation"]
+    gap = min((abs(s - c["specialisation"]) for j, c in enumerate(cards) if j != i), default=float("inf"))
+    return gap if cards[i]["stage"] == "settled" else min(typical(run, cards[i]), gap)

@@ -9,7 +9,7 @@ import torch
 
 from ..analyze import rounded
 from ..lexicon import ASSETS
-from ..margins import DISTANCE_MARGIN, SHARE_MARGIN
+from ..margins import DISTANCE_MARGIN, SHARE_MARGIN, lead
 from . import crystal_ball
 from .papers import papers
 from .wordpiece import is_punctuation
@@ -113,16 +113,14 @@ def answer_key(tw: dict) -> dict[str, dict]:
     steps = [b - a for a, b in itertools.pairwise(d)]
     rises = all(s > 0 for s in steps)
     against = min(steps) if rises else -min(steps)  # how clearly it holds: the smallest rise, or the largest fall
-    ranked = sorted(adj, reverse=True), sorted(special), sorted(d)
-    return {
-        "rises": {"accepted": ["yes" if rises else "no"], "margin": round(against, 4), "unit": "words"},
-        "adjacent": {"accepted": within(adj, SHARE_MARGIN, True), "margin": round(ranked[0][0] - ranked[0][1], 4),
-                     "unit": "share"},
-        "quiet": {"accepted": within(special, SHARE_MARGIN, False), "margin": round(ranked[1][1] - ranked[1][0], 4),
-                  "unit": "share"},
-        "nearest": {"accepted": within(d, DISTANCE_MARGIN, False), "margin": round(ranked[2][1] - ranked[2][0], 4),
-                    "unit": "words"},
-    }  # fmt: skip
+    out = {"rises": {"accepted": ["yes" if rises else "no"], "margin": round(against, 4), "unit": "words"}}
+    for qid, values, margin, most, unit in (("adjacent", adj, SHARE_MARGIN, True, "share"),
+                                            ("quiet", special, SHARE_MARGIN, False, "share"),
+                                            ("nearest", d, DISTANCE_MARGIN, False, "words")):  # fmt: skip
+        accepted = within(values, margin, most)
+        by_layer = {str(i + 1): v for i, v in enumerate(values)}
+        out[qid] = {"accepted": accepted, "margin": round(lead(by_layer, accepted, most), 4), "unit": unit}
+    return out
 
 
 PREDICTIONS = ("rises", "adjacent", "quiet")  # asked before the figures; "nearest" is read off them
