@@ -222,3 +222,18 @@ def test_growing_up_cards_are_shuffled_per_attempt_and_pruning_uses_that_very_mo
     assert len(orders) > 1 and (0, 1, 2, 3) not in orders  # a new order each attempt, never the unshuffled one
     assert pruning.trained(0)[0] is growing.shared(api.GROW_STEPS, 0)[0]  # 4-4 prunes what 4-3 trained, anywhere
     assert api.grow(api.GROW_STEPS, 0) == growing.shared(api.GROW_STEPS, 0)[1]  # trained once per server, shared
+
+
+def test_crystal_ball_picture_shows_absolute_weight_with_numbers() -> None:
+    """One scale for all 72 cells (what is scored is the absolute weight on the target), each with its number."""
+    level = get_level("4-1")
+    r = api.crystal_ball(level.text["en"], "they", "students")
+    body = chapter4.crystal_panel(level, "en", game.new_progress(), {"level": "4-1"}, "")
+    cells = re.findall(r'data-pick="(\d),(\d+)".*?class="cb-w">([\d.]+)</span>(.*?)</button>', body)
+    assert len(cells) == r["layers"] * r["heads"]
+    tg = r["target"]["position"]
+    for li, hi, shown, strip in cells:
+        w = r["attention"][int(li)][int(hi)][tg]
+        assert shown == f"{w:.2f}"
+        opacity = float(re.findall(r'<i class="tgt"><b style="opacity:([\d.]+)"', strip)[0])
+        assert opacity == pytest.approx(0.04 + 0.96 * w, abs=0.006)

@@ -97,7 +97,8 @@ def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
             name = t("c_head", lang, l=li + 1, h=hi + 1)
             cells.append(
                 f'<button type="button" class="{cls}" data-act="pick" data-pick="{li},{hi}" aria-label="{esc(name)}">'
-                f'<span class="cb-name">L{li + 1} H{hi + 1}</span>{attention_strip(r["attention"][li][hi], tg, q)}</button>'
+                f'<span class="cb-name">L{li + 1} H{hi + 1} <span class="cb-w">{r["attention"][li][hi][tg]:.2f}</span></span>'
+                f'{attention_strip(r["attention"][li][hi], tg, q)}</button>'
             )
     grid = f'<div class="cb-grid" role="group" aria-label="{esc(t("c_grid", lang))}">{"".join(cells)}</div>'
     intro = t("c_intro", lang, word=r["word"], target=r["target"]["token"], model=r["model"], L=r["layers"], H=r["heads"])

@@ -46,11 +46,10 @@ def strip(m: list[list[float]], caption: str) -> str:
 
 
 def attention_strip(row: list[float], target: int | None, word: int | None) -> str:
-    """One attention row as a strip of cells, each as dark as its share of the row's largest; the target and the
-    word itself marked."""
-    top = max(row) or 1.0
+    """One attention row as a strip of cells on one absolute scale (a weight of 1 is fully dark, in every strip
+    alike, so strips can be compared); the target and the word itself marked."""
     cells = "".join(
-        f'<i class="{"tgt" if j == target else "self" if j == word else ""}"><b style="opacity:{0.06 + 0.94 * v / top:.2f}"></b></i>'
+        f'<i class="{"tgt" if j == target else "self" if j == word else ""}"><b style="opacity:{0.04 + 0.96 * v:.2f}"></b></i>'
         for j, v in enumerate(row)
     )
     return f'<span class="cb-strip">{cells}</span>'

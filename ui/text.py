@@ -112,7 +112,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "no": ("否", "no"),
     "c_loading": ("正在唤醒水晶球：第一次要从磁盘读入模型的全部权重，请稍等几秒……", "Waking the crystal ball: the first time, all the model's weights are read from disk; a few seconds, please…"),
     "p_loading": ("正在训练上一关的小龙（第一次需要十几秒），训练好之后就可以剪枝了……", "Training the last level's small dragon (the first time takes some seconds); then you can prune it…"),
-    "c_intro": ("下面是 {model} 的 {L} 层 × {H} 个头，每一格是一个头里 “{word}” 那一行（颜色越深，给那个词的注意力越多）。点出把 “{word}” 送到 “{target}” 的头。", "Below are the {L} layers × {H} heads of {model}; each cell is one head's row for “{word}” (the darker, the more attention to that word). Click the head that sends “{word}” to “{target}”."),
+    "c_intro": ("下面是 {model} 的 {L} 层 × {H} 个头，每一格是一个头里 “{word}” 那一行：所有格子用同一个刻度，颜色越深，给那个词的注意力越多（1 = 全黑）；格子上的数字是给 “{target}” 的份量。点出把 “{word}” 送到 “{target}” 的头。", "Below are the {L} layers × {H} heads of {model}; each cell is one head's row for “{word}”, all on one scale: the darker, the more attention to that word (1 = fully dark); the number on a cell is its weight on “{target}”. Click the head that sends “{word}” to “{target}”."),
     "c_key": ("每一格里的词从左到右是这样排的（橙色底线 = 目标词，灰色底线 = 这个词自己；底线在每一格都一样，只有蓝色的深浅在变）：", "In every cell the words run left to right like this (orange underline = the target, grey underline = the word itself; the underlines are the same in every cell, only the blue's darkness changes):"),
     "c_grid": ("72 个头：第几层、第几个头", "72 heads: layer and head"),
     "c_head": ("第 {l} 层第 {h} 个头", "layer {l}, head {h}"),
