@@ -107,3 +107,16 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
 def test_unknown_level_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown level '9-9'"):
         get_level("9-9")
+
+
+def test_first_collaboration_clues_do_not_name_their_head() -> None:
+    """1-2's clues describe the finding; none gives its head away by the head's own name or word for its job."""
+    from dragon.config import HEAD_NAMES
+
+    giveaway = {"time": ("when", "time"), "space": ("where", "place", "space"),
+                "emotion": ("feeling", "mood", "emotion"), "grammar": ("predicate", "subject", "grammar")}  # fmt: skip
+    level = get_level("1-2")
+    for f in level.findings:
+        zh_name = HEAD_NAMES[f.expect][0].removesuffix("头")
+        assert not set(zh_name) & set(f.says["zh"]), (f.says["zh"], zh_name)
+        assert not any(w in f.says["en"].lower() for w in giveaway[f.expect]), f.says["en"]
