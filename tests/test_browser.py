@@ -447,3 +447,22 @@ def test_number_boxes_typed_in_quick_succession_all_stick(open_page) -> None:
     wait_score(page, engine_score("2-1", gates, "zh"))
     assert slider_gates(page) == gates
     assert [float(page.locator(f".srow[data-head={h}] input.num").input_value()) for h in HEADS] == gates
+
+
+def test_the_live_region_speaks_the_level_on_screen_in_its_language(open_page) -> None:
+    """Screen readers hear the level and language on screen (not the last level's score), and never a raw key."""
+    page = open_page("level=2-1&lang=zh")
+    say = page.locator("#panel [data-live=say]")
+    page.locator("#mhd-s2").fill("0.8")
+    page.wait_for_function("document.querySelector('#panel [data-live=say]').textContent.includes('静夜思')")
+    page.locator("#top button[data-lang=en]").click()
+    page.wait_for_function("document.querySelector('#panel [data-live=say]').textContent.includes('Quiet Night')")
+    assert not CJK.search(say.text_content()), say.text_content()
+    page.locator("#top select.level-pick").select_option("1-1")  # a level without the panel: nothing left to say
+    page.wait_for_function("!document.querySelector('#panel [data-live=say]')?.textContent")
+    page.wait_for_timeout(500)
+    spoken = page.evaluate(
+        "[...document.querySelectorAll('[aria-live], [role=status], [role=alert]')].map(e => e.textContent).join(' ')"
+        " + ' ' + document.body.innerText"
+    )
+    assert "common." not in spoken  # Gradio's status words are translated, not read out as raw keys

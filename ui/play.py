@@ -40,7 +40,8 @@ def live_view(level: Level, lang: str, gates: list[float], progress: dict) -> tu
     view = {
         "gauge": gauge_html(s, earned, shown_best, cap(progress, level.id), lang),
         "compare": views.comparison(level, reading, gates, lang),
-        "say": f"{t('score', lang)} {s:.1f} {star_text(earned)}",  # read out by screen readers
+        # read out by screen readers: the level on screen, in the language on screen
+        "say": t("say_score", lang, level=level.id, title=level.title[lang], s=f"{s:.1f}", stars=star_text(earned)),
     }
     return view, improved
 
@@ -128,7 +129,7 @@ def panel_props(level: Level, lang: str, gates: list[float], progress: dict, fee
     }
 
 
-HIDDEN = {"kind": "", "compare": "", "feedback": "", "gauge": "", "next": "", "won": ""}  # not a slider level
+HIDDEN = {"kind": "", "compare": "", "feedback": "", "gauge": "", "next": "", "won": "", "say": ""}  # not a slider level
 
 
 # --- the live answer to a slider move (a server function: no Gradio event, no player state kept) ----------

@@ -19,6 +19,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "check": ("检查", "Check"),
     "next": ("下一关 ▶", "Next level ▶"),
     "score": ("得分", "Score"),
+    "say_score": ("关卡 {level}《{title}》：得分 {s}，{stars}", "Level {level}, {title}: score {s}, {stars}"),
     "stars_label": ("星星", "Stars"),
     "best": ("最好成绩", "Best"),
     "xp": ("经验", "XP"),
@@ -420,4 +421,11 @@ def i18n_tables() -> dict[str, dict[str, str]]:
     for key, (zh, en) in STRINGS.items():
         tables["zh-CN"][i18n_key(key)] = tables["zh"][i18n_key(key)] = zh
         tables["en"][i18n_key(key)] = en
+    for key, (zh, en) in GRADIO_STRINGS.items():  # Gradio's own status words, which its tables leave as raw keys
+        tables["zh-CN"][key] = tables["zh"][key] = zh
+        tables["en"][key] = en
     return tables
+
+
+# Gradio's status tracker announces these keys to screen readers after each event; its own tables lack them
+GRADIO_STRINGS = {"common.complete": ("完成", "Done"), "common.error": ("出错了", "Error")}

@@ -9,7 +9,7 @@
 const ACTIONS = ["hint", "demo", "reset", "reveal", "next"];
 const LIVE = ["gauge", "compare", "say"];
 let gates = (props.value || []).slice();
-const view = { gauge: props.gauge, compare: props.compare, say: "" };
+const view = { gauge: props.gauge, compare: props.compare, say: props.say || "" };
 let busy = false;
 let again = false;
 let epoch = 0; // bumped whenever the server sets the sliders: answers for older gates are then dropped
@@ -208,10 +208,12 @@ element.addEventListener("click", (event) => {
   }
 });
 
-// The server drew something new: its gauge or comparison replaces the live one.
-watch(["gauge", "compare"], () => {
+// The server drew something new: its gauge, comparison and spoken line (the level on screen, in the language on
+// screen) replace the live ones.
+watch(["gauge", "compare", "say"], () => {
   view.gauge = props.gauge;
   view.compare = props.compare;
+  view.say = props.say || "";
 });
 // The server set the sliders (a new level, the demo, start over): take its gates, drop answers for older ones.
 watch("value", () => {
