@@ -148,3 +148,20 @@ def test_crystal_ball_long_and_bad_own_sentences_zh_phone(open_lab) -> None:  # 
     assert "[CLS]/[SEP]" in page.locator("#lab .try-box").inner_text()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot(page, "ch4-crystal-phone-zh-try")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_badge_title_fits_its_disc_measured_in_the_browser(browser, lang) -> None:  # noqa: F811
+    """Each title line, as Chromium lays it out, lies inside the disc's inner ring at its top edge."""
+    from dragon.lessons import badge
+
+    page = browser.new_page()
+    page.set_content(f"<html><body style='margin:0'>{badge.badge_svg(game.new_progress(), 'Bo', lang)}</body></html>")
+    boxes = page.evaluate("[...document.querySelectorAll('text.badge-title')].map(t => { const b = t.getBBox();"
+                          " return [b.x, b.y, b.width, b.height]; })")  # fmt: skip
+    assert len(boxes) == len(badge.TITLE_LINES[lang])
+    for x, y, w, _ in boxes:
+        half = badge.chord(y) / 2
+        assert badge.SIZE / 2 - half <= x and x + w <= badge.SIZE / 2 + half, (lang, x, y, w, half)
+    page.close()

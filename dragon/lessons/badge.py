@@ -128,8 +128,9 @@ def badge_svg(progress: dict, name: str | None = None, lang: str = "zh") -> str:
         f'<circle cx="{SIZE / 2}" cy="{SIZE / 2}" r="194" fill="#16213e" stroke="#d4a017" stroke-width="8"/>',
         f'<circle cx="{SIZE / 2}" cy="{SIZE / 2}" r="182" fill="none" stroke="#d4a017" stroke-width="1.5" '
         'stroke-dasharray="4 5"/>',
-        f'<text x="{SIZE / 2}" y="54" text-anchor="middle" font-size="22" font-weight="700" fill="#f5d76e">'
-        f"{esc(TITLE[lang])}</text>",
+        *(f'<text class="badge-title" x="{SIZE / 2}" y="{y}" text-anchor="middle" font-size="{size}" font-weight="700" '
+          f'fill="#f5d76e" textLength="{width:.1f}" lengthAdjust="spacingAndGlyphs">{esc(text)}</text>'
+          for text, y, size, width in title_fit(lang)),
     ]
     spots = layout()
     for i, head in enumerate(HEADS):
@@ -190,6 +191,31 @@ def name_width(text: str, size: int) -> float:
     return size * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.75 for ch in text)
 
 
+INNER = 182  # the disc's inner ring: the title must fit inside it
+TITLE_LINES = {"zh": ("多头注意力徽章",), "en": ("Multi-Head", "Attention Badge")}  # the ring is narrow at the top
+TITLE_SIZE, TITLE_MIN = 22, 12  # the title's font size, and the smallest it may shrink to
+TITLE_BASELINES = {1: (58,), 2: (50, 72)}  # one line, or two
+
+
+def chord(y: float, radius: float = INNER) -> float:
+    """The inner ring's width at height y (0 outside it)."""
+    dy = abs(y - SIZE / 2)
+    return 2 * math.sqrt(radius**2 - dy**2) if dy < radius else 0.0
+
+
+def title_fit(lang: str) -> list[tuple[str, float, int, float]]:
+    """Each title line as (text, baseline, font size, width): shrunk until it fits the ring at its top edge (the
+    ring narrows upwards), with 12 px to spare on each side."""
+    lines = TITLE_LINES[lang]
+    out = []
+    for text, y in zip(lines, TITLE_BASELINES[len(lines)], strict=True):
+        size = TITLE_SIZE
+        while size > TITLE_MIN and name_width(text, size) > chord(y - size) - 24:
+            size -= 1
+        out.append((text, y, size, min(name_width(text, size), chord(y - size) - 24)))
+    return out
+
+
 def name_fit(text: str) -> tuple[int, float]:
     """(font size, width) of the name on the ribbon: NAME_SIZE shrunk until it fits NAME_ROOM (not below NAME_MIN;
     a width over NAME_ROOM there is capped, and the SVG's textLength squeezes the glyphs to it)."""
@@ -229,7 +255,10 @@ def badge_png(progress: dict, name: str | None = None, lang: str = "zh", scale: 
     img = Image.new("RGBA", (S, S), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     draw.ellipse([*at(c - 194, c - 194), *at(c + 194, c + 194)], fill="#16213e", outline="#d4a017", width=8 * scale)
-    draw.text(at(c, 46), TITLE[lang], fill="#f5d76e", font=font(22), anchor="mm")
+    for text, y, size, _ in title_fit(lang):
+        while size > TITLE_MIN and draw.textlength(text, font=font(size)) > (chord(y - size) - 24) * scale:
+            size -= 1
+        draw.text(at(c, y - 0.35 * size), text, fill="#f5d76e", font=font(size), anchor="mm")
     glow = Image.new("RGBA", (S, S), (0, 0, 0, 0))
     glow_draw = ImageDraw.Draw(glow)
     spots = layout()
