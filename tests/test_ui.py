@@ -37,7 +37,11 @@ def test_every_string_in_both_languages_and_no_clash_with_gradio_keys() -> None:
     assert all(zh.strip() and en.strip() for zh, en in STRINGS.values())
     tables = i18n_tables()
     assert set(tables["en"]) == set(tables["zh-CN"])
-    assert all(key.startswith("mhd_") for key in tables["en"])  # Gradio's own keys ("code", "common"…) never clash
+    from ui.text import GRADIO_STRINGS
+
+    ours = [key for key in tables["en"] if key not in GRADIO_STRINGS]
+    assert all(key.startswith("mhd_") for key in ours)  # Gradio's own keys ("code", "common"…) never clash…
+    assert all(key.startswith("common.") for key in GRADIO_STRINGS)  # …except the status words Gradio leaves raw
 
 
 def test_boot_opens_a_linked_level_in_the_linked_language() -> None:
@@ -275,3 +279,34 @@ def test_map_captions_are_the_claimable_words_with_their_shares() -> None:
     found = top_words(reading, "semantics")
     assert found[0][0] == "明月" and f"明月 {found[0][1]:.2f}" in html  # 明月 twice: its shares add up
     assert all(f"{w} {v:.2f}" in html for w, v in found[:5])
+
+
+def test_picture_levels_show_where_your_fusion_differs() -> None:
+    """From 2-5 on (target shown only as a picture) a third strip marks the words your fusion gives too much or
+    too little; settings scoring about 86 and about 98 look visibly different, the target itself shows none."""
+    import numpy as np
+
+    from dragon import api
+    from dragon.scoring import score
+
+    level = get_level("2-5")
+    reading = api.level_reading(level, "zh")
+    target = np.array(level.target_for("zh"))
+    rng = np.random.default_rng(0)
+    found: dict[str, np.ndarray] = {}
+    for _ in range(3000):
+        g = np.clip(target + rng.uniform(-0.4, 0.4, 8), 0, 1)
+        s = score(reading, g.tolist(), tuple(target))
+        found.setdefault("86" if 85 < s < 88 else "98" if 97.5 < s < 99 else "other", g)
+    far, near = (views.difference_html(reading.tokens, views.word_shares(reading, found[k]),
+                                       views.word_shares(reading, target), "zh") for k in ("86", "98"))  # fmt: skip
+    shade = r'class="w (?:over|under)" style="--a:([\d.]+)"'
+    strength = [max(map(float, re.findall(shade, h)), default=0) for h in (far, near)]
+    assert strength[0] >= 0.5 > strength[1], strength  # the far miss is drawn strong, the near one faint
+    assert "太多" in far and "太少" in far
+    goal = views.word_shares(reading, target)
+    same = views.difference_html(reading.tokens, goal, goal, "en")
+    assert "no word differs" in same
+    assert 'class="hl diff"' in views.comparison(level, reading, target.tolist(), "zh")
+    assert 'class="hl diff"' not in views.comparison(get_level("2-1"), api.level_reading(get_level("2-1"), "zh"),
+                                                      [0.5] * 8, "zh")  # silhouette levels show the profile instead

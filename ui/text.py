@@ -29,6 +29,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "won_more": ("再调准一点，还能多拿星星。", "Tune it closer for more stars."),
     "your_mix": ("你的融合", "Your fusion"),
     "target_mix": ("目标", "Target"),
+    "diff_mix": ("你的融合和目标差在哪里（橙色 = 你给得太多，蓝色 = 太少；差 0.1 就是最深的颜色）", "Where your fusion differs from the target (orange = yours gives too much, blue = too little; a difference of 0.1 is fully coloured)"),
+    "diff_more": ("太多：{words}", "too much: {words}"),
+    "diff_less": ("太少：{words}", "too little: {words}"),
+    "diff_none": ("没有哪个词相差 {m} 以上", "no word differs by {m} or more"),
     "share_tip": ("{name}：份量 {mine}（目标 {target}）", "{name}: share {mine} (target {target})"),
     "share_tip_mine": ("{name}：份量 {mine}", "{name}: share {mine}"),
     "profile_note": (

@@ -78,7 +78,43 @@ def highlight_html(reading: Reading, gates, target, lang: str) -> str:
 
     return (
         f'<div class="pictures">{strip(mine, t("your_mix", lang), "mine")}{strip(goal, t("target_mix", lang), "goal")}</div>'
+        f"{difference_html(reading.tokens, mine, goal, lang)}"
         f'<p class="note">{esc(t("picture_note", lang))}</p>'
+    )
+
+
+SAME_SHARE = 0.005  # a word whose share differs by less than this is drawn as the same
+FULL_DIFF = 0.1  # a difference of this share (or the largest, if larger) is drawn fully coloured
+SHOWN_DIFF = 3  # the words named as getting too much or too little
+
+
+def difference_html(tokens: list[str], mine: np.ndarray, goal: np.ndarray, lang: str) -> str:
+    """Where your fusion differs from the target: each word shaded by how much more (orange) or less (blue)
+    attention it gets in yours (a difference of FULL_DIFF fully coloured, so a near miss shows faint and a far miss
+    strong); the biggest named with their numbers."""
+    diff = mine - goal
+    scale = max(float(np.abs(diff).max(initial=0.0)), FULL_DIFF)
+    words = "".join(
+        f'<span class="w {"over" if d > 0 else "under"}" style="--a:{abs(d) / scale:.2f}" '
+        f'data-tip="{esc(f"{tok} {d:+.3f}")}">{esc(tok)}</span>'
+        if abs(d) >= SAME_SHARE else f'<span class="w">{esc(tok)}</span>'
+        for tok, d in zip(tokens, diff, strict=True)
+    )
+    order = np.argsort(-np.abs(diff), kind="stable")
+    named = {"more": [], "less": []}
+    for i in order[: 2 * SHOWN_DIFF]:
+        if abs(diff[i]) >= SAME_SHARE:
+            side = named["more" if diff[i] > 0 else "less"]
+            if len(side) < SHOWN_DIFF:
+                side.append(f"{tokens[i]} {diff[i]:+.2f}")
+    sep = "，" if lang == "zh" else ", "
+    said = [t(f"diff_{k}", lang, words=sep.join(v)) for k, v in named.items() if v] or [
+        t("diff_none", lang, m=f"{SAME_SHARE:g}")]
+    return (
+        f'<figure class="hl diff"><figcaption>{esc(t("diff_mix", lang))}</figcaption>'
+        f'<div class="hl-words" tabindex="0" role="group" aria-label="{esc(t("diff_mix", lang))}" '
+        f'lang="{"zh-CN" if lang == "zh" else "en"}">{words}</div>'
+        f'<p class="diff-says">{esc(" · ".join(said))}</p></figure>'
     )
 
 
