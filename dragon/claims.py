@@ -116,6 +116,18 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
 
+def short_of(where: str, words: list[dict], key: str, need: float, says: str, reading: Reading) -> list[str]:
+    """A problem for each measured word that is not a token of the text, or whose `key` falls short of `need`
+    (`says` is the message, with {v} the measured value and {need})."""
+    out = []
+    for w in words:
+        if w[key] is None:
+            out.append(f"{where}: word {w['word']!r} is not a token of the text ({' / '.join(reading.tokens)})")
+        elif w[key] < need:
+            out.append(f"{where}: word {w['word']!r} " + says.format(v=w[key], need=need))
+    return out
+
+
 def problems(level: Level, lang: str, reading: Reading) -> list[str]:
     """Every way the level's narration in `lang` is not borne out by the engine; [] when all of it holds."""
     where = f"level {level.id} ({lang})"
@@ -133,26 +145,16 @@ def problems(level: Level, lang: str, reading: Reading) -> list[str]:
             said = ", ".join(w["word"] for w in claim["words"] + claim["alone"])
             out.append(f"{where}: head {head} is said to find {said}, but it is silent ({level_of:.3f} of the loudest "
                        f"head's output)")
-        for w in claim["alone"]:
-            if w["self"] is None:
-                out.append(f"{where}: head {head}: word {w['word']!r} is not a token of the text "
-                           f"({' / '.join(reading.tokens)})")
-            elif w["self"] < ROW_SHARE:
-                out.append(f"{where}: head {head}: word {w['word']!r} is said to look only at itself, but its row "
-                           f"gives itself {w['self']:.3f} (alone needs ≥ {ROW_SHARE})")
+        alone = "is said to look only at itself, but its row gives itself {v:.3f} (alone needs ≥ {need})"
+        out += short_of(f"{where}: head {head}", claim["alone"], "self", ROW_SHARE, alone, reading)
         source = claim["from"]
         if source is not None and not positions(reading, source):
             tokens = " / ".join(reading.tokens)
             out.append(f"{where}: head {head}: from {source!r} is not a token of the text ({tokens})")
             continue
         whose, need = (f"row of {source!r}", ROW_SHARE) if source else ("head's attention", FOUND_SHARE)
-        for w in claim["words"]:
-            if w["attention"] is None:
-                out.append(f"{where}: head {head}: word {w['word']!r} is not a token of the text "
-                           f"({' / '.join(reading.tokens)})")
-            elif w["attention"] < need:
-                out.append(f"{where}: head {head}: word {w['word']!r} gets {w['attention']:.3f} of the {whose} "
-                           f"(a finding needs ≥ {need})")
+        found = "gets {v:.3f} of the " + whose.replace("{", "{{").replace("}", "}}") + " (a finding needs ≥ {need})"
+        out += short_of(f"{where}: head {head}", claim["words"], "attention", need, found, reading)
     if level.sliders:
         for head, g in zip(HEADS, level.target_for(lang), strict=True):
             if g >= MUST_SPEAK and head in silent:
