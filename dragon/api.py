@@ -370,8 +370,11 @@ def questions(level: Level, lang: str) -> list[dict]:
         key = positions_lesson.answer_key(pos)
         same = positions_lesson.SAME
         free, with_pos = pos["max_diff_unpermuted_no_positions"], pos["diff_with_positions"]
-        qs.append(question("free", [key["free"]], free, same / max(free, 1e-12), "factor from the 1e-5 line"))
-        qs.append(question("pos", [key["pos"]], with_pos, with_pos / same, "factor from the 1e-5 line"))
+        qs.append(question("free", [key["free"]], free, same / max(free, 1e-12), "factor from the edge"))
+        qs.append(question("pos", [key["pos"]], with_pos, with_pos / same, "factor from the edge"))
+        edge = positions_lesson.READ_EDGES[0]  # the reading: the bucket of the largest difference without positions
+        qs.append(question("read", [positions_lesson.reading_answer(pos)], free, edge / max(free, 1e-12),
+                           "factor from the edge"))
     elif kind == "match":
         reading = level_reading(level, lang)
         received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T)

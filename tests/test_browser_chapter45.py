@@ -100,9 +100,14 @@ def test_positions_predict_then_numbers_en(open_lab) -> None:  # noqa: F811
     page.locator("#lab [data-answer=free]").select_option("differ")
     page.locator("#lab [data-answer=pos]").select_option("differ")
     page.locator("#mhd-lab-predict").click()
-    page.wait_for_selector("#lab .lab-end")
-    assert page.locator("#lab .lab-end").get_attribute("data-stars") == "1" and in_view(page, "#lab .result-head")
+    page.wait_for_selector("#lab [data-answer=read]")  # the numbers, and the question read off them
+    assert in_view(page, "#lab .result-head")
     p = api.positions(get_level("5-1").text["en"], "en")
+    page.locator("#lab [data-answer=read]").select_option(str(positions_lesson.reading_answer(p)))
+    page.locator("#mhd-lab-check").click()
+    page.wait_for_selector("#lab .lab-end")
+    stars = game.read_stars(game.points_stars(1, 2), True)  # one prediction right: passed by the reading
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
     assert f"{p['max_diff_unpermuted_no_positions']:.1e}" in page.locator("#lab .pos-lines").inner_text()
     assert positions_lesson.answer_key(p) == {"free": "same", "pos": "differ"}
     shot(page, "ch5-positions-en")

@@ -237,3 +237,15 @@ def test_crystal_ball_picture_shows_absolute_weight_with_numbers() -> None:
         assert shown == f"{w:.2f}"
         opacity = float(re.findall(r'<i class="tgt"><b style="opacity:([\d.]+)"', strip)[0])
         assert opacity == pytest.approx(0.04 + 0.96 * w, abs=0.006)
+
+
+def test_positions_believing_nothing_still_passes_by_reading_the_numbers() -> None:
+    state, saved = {"level": "5-1", "lang": "zh"}, game.save(game.new_progress())
+    out = rooms.answer("predict", state, saved, {"free": "differ", "pos": "same"})  # both predictions wrong
+    assert out["session"]["lab"]["points"] == 0 and 'data-answer="read"' in out["lab"]["body"]
+    p = api.positions(get_level("5-1").text["zh"], "zh")
+    right = positions_lesson.reading_answer(p)
+    assert right == 0 and p["max_diff_unpermuted_no_positions"] < positions_lesson.READ_EDGES[0] / 10  # clear margin
+    read = rooms.answer("check", out["session"], out["saved"], {"read": str(right)})
+    assert read["session"]["lab"]["stars"] == 1
+    assert rooms.answer("check", out["session"], out["saved"], {"read": "2"})["session"]["lab"]["stars"] == 0

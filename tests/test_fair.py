@@ -13,7 +13,7 @@ LEVELS = [lv for lv in all_levels().values() if not lv.sliders]
 # what decides each kind of measured answer (DESIGN.md: a share by 5 points, a distance by 0.1 word, a timing by
 # the spread of repeated runs); answers that are facts of the architecture or exact counts have no margin (None)
 NEEDS = {"share": margins.SHARE_MARGIN, "share bucket": margins.SHARE_MARGIN, "cosine bucket": margins.SHARE_MARGIN,
-         "words": margins.DISTANCE_MARGIN, "factor from the 1e-5 line": 10.0}  # fmt: skip
+         "words": margins.DISTANCE_MARGIN, "factor from the edge": 10.0}  # fmt: skip
 EXACT = {"exact", "count", "exact accuracy"}
 
 

@@ -33,17 +33,26 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
         lab.select("free", t("pos_q_free", lang, a=a, b=b), choices, given.get("free"), lang),
         lab.select("pos", t("pos_q_pos", lang), choices, given.get("pos"), lang),
     )
-    done = "stars" in attempt
     result = note
-    if done:
+    if "points" in attempt:  # the predictions checked: the numbers, and the question read off them
         truth = positions_lesson.answer_key(p)
         marks = " · ".join(f"{t('pos_k_' + k, lang)} {lab.mark(given.get(k) == v, lang)}" for k, v in truth.items())
         result += lab.verdict(t("pos_result", lang, p=attempt["points"], marks=marks))
-        result += lab.end(level, lang, progress, int(attempt["stars"])) + positions_numbers(p, lang)
-    check = "" if done else lab.button("predict", t("check", lang))
+        if "stars" in attempt:
+            right = positions_lesson.reading_answer(p)
+            result += lab.verdict(t("pos_read_result", lang, mine=t(f"pos_read{attempt['read']}", lang),
+                                    ok=lab.mark(attempt["read"] == right, lang),
+                                    d=f"{p['max_diff_unpermuted_no_positions']:.1e}"))  # fmt: skip
+            result += lab.end(level, lang, progress, int(attempt["stars"]))
+        else:
+            reads = [(str(i), t(f"pos_read{i}", lang)) for i in range(len(positions_lesson.READ_EDGES) + 1)]
+            result += lab.question(t("pos_read_q", lang)) + lab.asks(lab.select("read", t("pos_read_label", lang), reads, None, lang))
+            result += lab.check_row(lab.button("check", t("check", lang)))
+        result += positions_numbers(p, lang)
+    check = "" if "points" in attempt else lab.button("predict", t("check", lang))
     return lab.room(
-        "positions", lab.note(t("pos_setup", lang, a=a, b=b, n=len(p["position_features"]))), lab.points_rule(lang, 2),
-        ask, lab.checking(level, lang, progress, attempt, check=check, result=result),
+        "positions", lab.note(t("pos_setup", lang, a=a, b=b, n=len(p["position_features"]))),
+        lab.star_rule(lang, "rule_read", n=2), ask, lab.checking(level, lang, progress, attempt, check=check, result=result),
     )  # fmt: skip
 
 
@@ -68,16 +77,31 @@ def positions_numbers(p: dict, lang: str) -> str:
 
 
 def predict_positions(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
-    if "stars" in attempt:
+    """The two predictions, checked: points, then the numbers and the question read off them."""
+    if "points" in attempt:
         return progress, attempt, ""
     given = {k: data.get(k) for k in ("free", "pos")}
     if any(v not in ("same", "differ") for v in given.values()):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     truth = positions_lesson.answer_key(api.positions(level.text[lang], lang))
     points = sum(given[k] == v for k, v in truth.items())
-    earned = min(game.points_stars(points, 2), lab.answer_cap(progress, level.id))
-    progress = lab.record(progress, level, 50.0 * points, earned)
-    return progress, {**attempt, "answers": given, "points": points, "stars": earned}, ""
+    return progress, {**attempt, "answers": given, "points": points}, ""
+
+
+def read_positions(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The question read off the numbers passes the level; the predictions add the rest of the stars."""
+    if "points" not in attempt or "stars" in attempt:
+        return None
+    try:
+        read = int(str(data.get("read")))
+    except ValueError:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    if not 0 <= read <= len(positions_lesson.READ_EDGES):
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    ok = read == positions_lesson.reading_answer(api.positions(level.text[lang], lang))
+    earned = min(game.read_stars(game.points_stars(attempt["points"], 2), ok), lab.answer_cap(progress, level.id))
+    progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / 3, earned)
+    return progress, {**attempt, "read": read, "stars": earned}, ""
 
 
 # --- 5-2 the badge ----------------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ ROOMS: dict[str, Room] = {
     "prune": Room(chapter4.prune_panel, {"measure": Action(chapter4.measure), "submit": Action(chapter4.submit_pruning)},
                   needs=chapter4.PRUNE_NEEDS),
     # chapter 5
-    "positions": Room(chapter5.positions_panel, {"predict": Action(chapter5.predict_positions)}),
+    "positions": Room(chapter5.positions_panel, {"predict": Action(chapter5.predict_positions),
+                                                 "check": Action(chapter5.read_positions)}),
     "badge": Room(chapter5.badge_panel, {"badge": Action(chapter5.make_badge)}),
 }  # fmt: skip
 

@@ -24,6 +24,7 @@ SWAPPABLE = ("noun", "pron")  # the default second text swaps the first and the 
 PREVIEW = 6  # output numbers shown per token: the last ones of each block output (word code + heads' part)
 DECIMALS = 4
 SAME = 1e-5  # outputs this close after un-permuting are the same vectors (float32 rounding is ~1e-7)
+READ_EDGES = (0.001, 0.1)  # 5-1's reading of the largest difference: under 0.001, up to 0.1, over 0.1
 
 
 def position_free(tokens: tuple[Token, ...]) -> torch.Tensor:
@@ -148,3 +149,9 @@ def answer_key(p: dict) -> dict[str, str]:
         "free": "same" if p["max_diff_unpermuted_no_positions"] < SAME else "differ",
         "pos": "same" if p["diff_with_positions"] < SAME else "differ",
     }
+
+
+def reading_answer(p: dict) -> int:
+    """5-1's question read off the numbers: which READ_EDGES bucket the largest difference without positions
+    (after un-permuting) falls in (0: next to nothing)."""
+    return sum(p["max_diff_unpermuted_no_positions"] >= e for e in READ_EDGES)
