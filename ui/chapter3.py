@@ -185,7 +185,7 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
              flops1=lab.thousands(one_head), eq=t("equal" if one_head == r["flops_batched"][i] else "unequal", lang))  # fmt: skip
     fact += " " + t("r_fact_faster" if s > 1 else "r_fact_slower", lang)
     ref = attempt["reference"]
-    scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}",
+    scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}", now=f"{s:.2f}",
                f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))  # fmt: skip
     if "stars" in attempt:
         read = lab.verdict(t("r_read_result", lang, ok=lab.mark(attempt["read"] == race_lesson.work_reading(r), lang),

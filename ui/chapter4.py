@@ -166,10 +166,11 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     tw = api.tower()
     layers = [(str(i + 1), t("tw_layer", lang, l=i + 1)) for i in range(tw["layers"])]
     given = attempt.get("answers", {})
+    done = "points" in attempt
     ask = lab.asks(
-        lab.select("rises", t("tw_q_rises", lang), [("yes", t("yes", lang)), ("no", t("no", lang))], given.get("rises"), lang),
-        lab.select("adjacent", t("tw_q_adjacent", lang), layers, given.get("adjacent"), lang),
-        lab.select("quiet", t("tw_q_quiet", lang), layers, given.get("quiet"), lang),
+        lab.select("rises", t("tw_q_rises", lang), [("yes", t("yes", lang)), ("no", t("no", lang))], given.get("rises"), lang, done),
+        lab.select("adjacent", t("tw_q_adjacent", lang), layers, given.get("adjacent"), lang, done),
+        lab.select("quiet", t("tw_q_quiet", lang), layers, given.get("quiet"), lang, done),
     )
     result = note
     if "points" in attempt:  # the predictions checked: the figures, and the question read off them
@@ -186,7 +187,7 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         else:
             result += lab.question(t("tw_read_q", lang)) + lab.asks(lab.select("nearest", t("tw_k_nearest", lang), layers, None, lang))
             result += lab.check_row(lab.button("check", t("check", lang)))
-        result += tower_figures(tw, lang)
+        result += tower_figures(tw, lang, findings="stars" in attempt)  # the findings say the answer: after it
     check = "" if "points" in attempt else lab.button("predict", t("check", lang))
     setup = t("tw_setup", lang, n=tw["sentences"], w=tw["words"], model=tw["model"], L=tw["layers"], H=tw["heads"])
     return lab.room(
@@ -195,7 +196,7 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     )  # fmt: skip
 
 
-def tower_figures(tw: dict, lang: str) -> str:
+def tower_figures(tw: dict, lang: str, findings: bool = True) -> str:
     rows = tw["per_layer"]
     frame = pd.DataFrame(
         [{"layer": p["layer"] + 1, "v": p["distance"], "s": "model"} for p in rows]
@@ -208,7 +209,7 @@ def tower_figures(tw: dict, lang: str) -> str:
     adj = bars_html([(t("tw_layer", lang, l=p["layer"] + 1), p["adjacent"], "#2e9e4f") for p in rows], 1.0, fmt="{:.0%}")
     spec = bars_html([(t("tw_layer", lang, l=p["layer"] + 1), p["special"], "#7b3fbf") for p in rows], 1.0, fmt="{:.0%}")
     return (
-        lab.lines(tower_lines(tw, lang), "lines findings") + f'<div class="tower-figs">{chart}'
+        (lab.lines(tower_lines(tw, lang), "lines findings") if findings else "") + f'<div class="tower-figs">{chart}'
         f'<div>{lab.caption(t("tw_adj_title", lang))}{adj}{lab.caption(t("tw_special_title", lang))}{spec}</div></div>'
         + lab.lines([f"{p['source']}: {p['finding'][lang]}" for p in tw["papers"]], "lines papers")
     )
@@ -262,7 +263,8 @@ def snapshot_html(snap: dict, i: int, lang: str, revealed: bool, given: str | No
     choices = [(s, t("stage_" + s, lang)) for s in growing_lesson.STAGES]
     if revealed:
         label = t("g_measured", lang, stage=t("stage_" + snap["stage"], lang), step=snap["step"], s=f"{snap['specialisation']:.2f}",
-                  acc=f"{snap['accuracy']:.0%}", ok=lab.mark(given == snap["stage"], lang))  # fmt: skip
+                  acc=f"{snap['accuracy']:.0%}", ok=lab.mark(given == snap["stage"], lang),
+                  mine=t("stage_" + given, lang) if given in growing_lesson.STAGES else "—")  # fmt: skip
         head = f'<div class="snap-label" style="border-color:{STAGE_COLOURS[snap["stage"]]}">{esc(label)}</div>'
     else:
         head = lab.select(f"s{i}", t("g_which", lang), choices, given, lang)

@@ -106,7 +106,8 @@ def thousands(n: float) -> str:
 
 def bucket_text(prefix: str, i: int, edges: tuple[float, ...], lang: str) -> str:
     """An answer bucket's label, its edges filled in from the constants dragon/game.py scores with."""
-    return t(f"{prefix}{i}", lang, **{f"e{j}": f"{e:g}" for j, e in enumerate(edges)})
+    values = {f"e{j}": f"{e:g}" for j, e in enumerate(edges)} | {f"e{j}m": f"{e - 1:g}" for j, e in enumerate(edges)}
+    return t(f"{prefix}{i}", lang, **values)
 
 
 def bucket_choices(prefix: str, edges: tuple[float, ...], lang: str) -> list[tuple[str, str]]:
@@ -207,11 +208,13 @@ def options(choices: list[tuple[str, str]], chosen: str | None, lang: str) -> st
     )
 
 
-def select(name: str, label: str, choices: list[tuple[str, str]], chosen: str | None, lang: str) -> str:
-    """A labelled choice; its value goes to the server as answer `name` with every button press."""
+def select(name: str, label: str, choices: list[tuple[str, str]], chosen: str | None, lang: str,
+           locked: bool = False) -> str:
+    """A labelled choice; its value goes to the server as answer `name` with every button press (`locked`: an
+    answer already checked, shown but no longer changeable)."""
     return (
         f'<label class="ask"><span>{esc(label)}</span>'
-        f'<select data-answer="{name}">{options(choices, chosen, lang)}</select></label>'
+        f'<select data-answer="{name}"{" disabled" if locked else ""}>{options(choices, chosen, lang)}</select></label>'
     )
 
 

@@ -5,6 +5,7 @@ Context head beside it. No stars: the level was won by the pick."""
 from dragon import api
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons.own_sentence import MARGIN, SentenceError, judge, own_sentence, remark
+from dragon.lessons.wordpiece import normalise
 from dragon.levels import PRONOUNS, Level
 
 from . import lab
@@ -53,11 +54,13 @@ def verdict_line(lang: str, mine: dict, head: str) -> str:
 def try_result(lang: str, mine: dict, best: dict) -> str:
     says = verdict_line(lang, mine, best["name"])
     speaks = mine["context_w"] >= MARGIN
-    ctx = t("c_try_context" if speaks else "c_try_context_none", lang, word=mine["word"], top=mine["context_top"],
-            w=f"{mine['context_w']:.2f}")  # fmt: skip
+    ref = mine["judged"]["referent"]
+    agrees = normalise(mine["context_top"]) == normalise(ref)
+    key = "c_try_context_none" if not speaks else "c_try_context_right" if agrees else "c_try_context_wrong"
+    ctx = t(key, lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}", ref=ref)
     rows = [(w, v, "#1f4e9c") for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)) if j != mine["position"]]
     rows.append((t("c_specials", lang), mine["specials"], "#8e9aa6"))
-    real = bars_html(rows, max(max(v for _, v, _ in rows), 1e-9), fmt="{:.2f}", cls="cb-row")
+    real = bars_html(rows, 1.0, fmt="{:.2f}", cls="cb-row")  # the same absolute scale as our dragon's bars
     return (
         lab.verdict(says, "try-head", verdict=mine["judged"]["verdict"]) + '<div class="cb-side">'
         f'<div>{lab.caption(t("c_try_real", lang, head=best["name"]))}{real}</div>'

@@ -64,9 +64,10 @@ def words_key(tokens: list[str], target: int, word: int) -> str:
 
 
 def row_bars(tokens: list[str], row: list[float], colour: str, skip: int | None = None) -> str:
-    """An attention row as labelled bars (the word itself left out when `skip` is its position)."""
+    """An attention row as labelled bars on one absolute scale (the word itself left out when `skip` is its
+    position), so rows side by side compare."""
     rows = [(w, v, colour) for j, (w, v) in enumerate(zip(tokens, row, strict=True)) if j != skip]
-    return bars_html(rows, max(max(row), 1e-9), fmt="{:.2f}", cls="cb-row")
+    return bars_html(rows, 1.0, fmt="{:.2f}", cls="cb-row")  # one absolute scale: a full bar is the whole row
 
 
 def scaled(m: list[list[float]]) -> np.ndarray:
