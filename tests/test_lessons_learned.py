@@ -305,7 +305,8 @@ def test_badge_escapes_the_name_and_is_valid_svg() -> None:
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     texts = "".join(root.itertext())
     assert name in texts and r["name"] == name  # shown as the text it is
-    assert "Multi-Head Attention Badge" in texts and "Grammar" in texts
+    assert all(line in texts for line in badge.TITLE_LINES["en"]) and "Grammar" in texts  # the title, on two lines
+    assert root.get("aria-label").startswith("Multi-Head Attention Badge")  # read out whole
     assert len(api.badge(new_progress(), "x" * 100)["name"]) == 24
     assert "语法头" in api.badge(new_progress(), None, "zh")["svg"]
     for evil in ("\x00\x1b]0;x\x07", "a\u202eb"):
