@@ -77,7 +77,8 @@ def row_shares(reading: Reading, head: str, source: str) -> torch.Tensor | None:
     hits = positions(reading, source)
     if not hits:
         return None
-    row = between_words(reading)[HEADS.index(head), hits[0]]  # (T,) the query row: sink and the word itself dropped
+    row = reading.weights[HEADS.index(head), hits[0] + 1, 1:].clone()  # (T,) the query row, sink column dropped
+    row[hits[0]] = 0.0  # … and the word's look at itself
     return row / row.sum().clamp_min(1e-9)
 
 

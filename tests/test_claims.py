@@ -101,6 +101,9 @@ def test_false_claims_do_not_load(tmp_path: Path, change, message) -> None:
         (("      en: [{head: emotion, words: [miss]}, {head: logic, silent: true}]\n", ""),
          r"claims: must give a list for zh and one for en"),
         (("    claims:\n", "    claimz:\n"), r"claims: is missing"),
+        (("words: [miss]", "alone: []"), r"claims\.en\[0\]: must list the words"),
+        (("words: [miss]", "alone: [1]"), r"claims\.en\[0\]\.alone: must be non-empty strings"),
+        (("words: [miss]", "alone: [miss], from: miss"), r"claims\.en\[0\]: must list the words"),
     ],
 )  # fmt: skip
 def test_malformed_claims_name_the_field(tmp_path: Path, change, message) -> None:
@@ -158,17 +161,3 @@ def test_a_word_looking_at_itself_is_no_link() -> None:
     assert any("'明月' is said to look only at itself" in p for p in problems(not_alone, "zh", r))
     shares = measure(r, (Claim("semantics", ("明月", "光"), alone=("霜",)),))[0]
     assert shares["alone"][0]["self"] > 0.99 and all(w["attention"] >= FOUND_SHARE for w in shares["words"])
-
-
-@pytest.mark.parametrize(
-    "change, message",
-    [
-        (("words: [miss]", "alone: []"), r"claims\.en\[0\]: must list the words"),
-        (("words: [miss]", "alone: [1]"), r"claims\.en\[0\]\.alone: must be non-empty strings"),
-        (("words: [miss]", "alone: [miss], from: miss"), r"claims\.en\[0\]: must list the words"),
-    ],
-)  # fmt: skip
-def test_malformed_alone_claims_name_the_field(tmp_path: Path, change, message) -> None:
-    assert change[0] in GOOD
-    with pytest.raises(LevelError, match=rf"^pack\.yaml: levels\[0\] \(9-1\)\.{message}"):
-        load(tmp_path, GOOD.replace(*change))

@@ -9,7 +9,7 @@ import torch
 
 from ..analyze import rounded
 from ..lexicon import ASSETS
-from ..margins import DISTANCE_MARGIN, SHARE_MARGIN, lead
+from ..margins import DISTANCE_MARGIN, SHARE_MARGIN, accepted_best, lead
 from . import crystal_ball
 from .papers import papers
 from .wordpiece import is_punctuation
@@ -98,12 +98,6 @@ def findings(layer: dict[str, torch.Tensor], neighbour: torch.Tensor) -> dict:
     }
 
 
-def within(values: list[float], margin: float, most: bool) -> list[str]:
-    """The layers (counted from 1) whose value is within `margin` of the largest (or the smallest)."""
-    best = max(values) if most else min(values)
-    return [str(i + 1) for i, v in enumerate(values) if (v >= best - margin if most else v <= best + margin)]
-
-
 def answer_key(tw: dict) -> dict[str, dict]:
     """4-2's scored questions, each with its accepted answers and the margin that decides it: does the distance
     grow every layer (decided by the clearest step against it), which layer looks most at the next/previous word,
@@ -117,8 +111,8 @@ def answer_key(tw: dict) -> dict[str, dict]:
     for qid, values, margin, most, unit in (("adjacent", adj, SHARE_MARGIN, True, "share"),
                                             ("quiet", special, SHARE_MARGIN, False, "share"),
                                             ("nearest", d, DISTANCE_MARGIN, False, "words")):  # fmt: skip
-        accepted = within(values, margin, most)
         by_layer = {str(i + 1): v for i, v in enumerate(values)}
+        accepted = accepted_best(by_layer, margin, most)
         out[qid] = {"accepted": accepted, "margin": round(lead(by_layer, accepted, most), 4), "unit": unit}
     return out
 
