@@ -1,7 +1,6 @@
 """The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
 import functools
-import threading
 from collections.abc import Callable
 
 from . import chapter1 as chapter1_lesson
@@ -27,6 +26,7 @@ from .lessons import tower as tower_lesson
 from .levels import LANGS, Level, get_level, load_levels
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
+from .shared import once
 
 
 def check_lang(lang: str) -> str:
@@ -185,27 +185,20 @@ def race(lengths: list[int] | None = None) -> dict:
     return race_lesson.race(race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths))
 
 
-@on_gpu(duration=60)
 def race_reference(length: int) -> dict:
     """The speed-up at one length over repeated races on the serving device (run once per server, then shared):
     speedups, lo and hi, the range a guess of 3-2 is scored against."""
-    return race_lesson.reference(race_lesson.check_lengths([length])[0])
+    T = race_lesson.check_lengths([length])[0]
+    return once(("race-reference", T, str(best_device())), lambda: on_gpu(duration=60)(race_lesson.reference)(T))
 
 
-_EXPERIMENTS: dict = {}  # (experiment, device) → its result: the seed is fixed, so it is trained once per server
-_EXPERIMENTS_LOCK = threading.Lock()
-
-
-@on_gpu(duration=120)
 def heads_experiment(progress: Callable[[float, str], object] | None = None) -> dict:
     """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal
     parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. The seed is fixed,
-    so the result is trained once per server and shared (a later caller waits for it, not for a run of its own)."""
-    key = (EXPERIMENT, str(best_device()))
-    with _EXPERIMENTS_LOCK:
-        if key not in _EXPERIMENTS:
-            _EXPERIMENTS[key] = heads_lesson.run(EXPERIMENT, progress=progress)
-    return _EXPERIMENTS[key]
+    so the result is trained once per server and shared (a later caller waits for it, not for a run of its own; only
+    the first one asks for a GPU)."""
+    train = on_gpu(duration=120)(heads_lesson.run)
+    return once(("heads", EXPERIMENT, str(best_device())), lambda: train(EXPERIMENT, progress=progress))
 
 
 def facts() -> dict:
@@ -255,7 +248,6 @@ def tower() -> dict:
     return tower_lesson.tower()
 
 
-@on_gpu(duration=60)
 def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], object] | None = None) -> dict:
     """Eight heads trained live from random weights on six relations (steps 30…3000): loss and specialisation
     curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation."""

@@ -1,7 +1,6 @@
 """4-3 Growing up: an eight-head attention trained live from random weights on six relations at once; snapshots of
 every head's map, the loss curve, and each head's specialisation (its share of attention on one relative offset)."""
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -10,6 +9,8 @@ import torch
 
 from ..analyze import rounded
 from ..device import best_device
+from ..gpu import on_gpu
+from ..shared import once
 from .heads_experiment import Experiment, Reader, loss_of, sample, threads
 
 Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is running); gr.Progress fits
@@ -204,20 +205,13 @@ def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.de
     }
 
 
-_SHARED: dict[tuple[int, int, str], tuple[GatedReader, dict]] = {}
-_SHARED_LOCK = threading.Lock()
-
-
 def shared(steps: int, seed: int, progress: Progress | None = None) -> tuple[GatedReader, dict]:
     """The run for (steps, seed) on the serving device, trained once per server and shared: every player of 4-3 sees
     the same run, and 4-4 prunes that very model. Players who ask while it trains wait for it, not for a run of
-    their own."""
+    their own; only the first one asks for a GPU (on a ZeroGPU Space)."""
     steps, seed = check_steps(steps), check_seed(seed)
-    key = (steps, seed, str(best_device()))
-    with _SHARED_LOCK:
-        if key not in _SHARED:
-            _SHARED[key] = train(steps, seed, progress=progress)
-    return _SHARED[key]
+    run = on_gpu(duration=60)(train)
+    return once(("grow", steps, seed, str(best_device())), lambda: run(steps, seed, progress=progress))
 
 
 def grow(steps: int = Growth().ex.steps, seed: int = 0, progress: Progress | None = None) -> dict:

@@ -1,8 +1,6 @@
 """3-2 The race: the per-head loop against all heads batched, timed on the best device; the same FLOPs."""
 
-import functools
 import statistics
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -23,7 +21,6 @@ WARMUP = 2  # untimed calls per path and length (allocator, kernel choice, cache
 BUDGET_S = 0.3  # timed seconds per length, shared by both paths: sets how many repeats fit
 MIN_REPEATS, MAX_REPEATS = 3, 25
 REFERENCE_RUNS = 5  # a guess is scored against the range of this many races, run once per server
-_REFERENCE_LOCK = threading.Lock()  # two first guesses at once run the reference races once
 SAME = 1e-4  # the two paths' outputs agree to this (max abs difference); only summation order differs
 
 
@@ -166,18 +163,13 @@ def race_frame(result: dict) -> "pd.DataFrame":
     )
 
 
-def reference(T: int, runs: int = REFERENCE_RUNS) -> dict:
-    """The speed-up at length T over `runs` repeated races on the serving device, measured once per server and
-    shared: a guess is scored against its range, so the same guess earns the same stars however a single race
-    happens to come out."""
-    with _REFERENCE_LOCK:
-        return _reference(int(T), str(best_device()), runs)
-
-
-@functools.cache
-def _reference(T: int, device: str, runs: int) -> dict:
-    speedups = [race([T], device=torch.device(device), seed=i)["speedup"][0] for i in range(runs)]
-    return {"length": T, "device": device, "runs": runs, "speedups": speedups, "lo": min(speedups),
+def reference(T: int, runs: int = REFERENCE_RUNS, device: torch.device | None = None) -> dict:
+    """The speed-up at length T over `runs` repeated races on the device: a guess is scored against its range, so
+    the same guess earns the same stars however a single race happens to come out (the API runs it once per
+    server and shares it)."""
+    device = device or best_device()
+    speedups = [race([T], device=device, seed=i)["speedup"][0] for i in range(runs)]
+    return {"length": T, "device": str(device), "runs": runs, "speedups": speedups, "lo": min(speedups),
             "hi": max(speedups)}  # fmt: skip
 
 
