@@ -56,6 +56,9 @@ class Token:
     oblique: bool = False  # a noun inside a place phrase (书包里, in the bag): a less likely antecedent
     nearest: bool = False  # a pronoun whose antecedent is the nearest fitting noun (him, 带它, they), not the first
     field: str | None = None  # semantic field
+    rhyme: int | None = None  # a line end that rhymes with another line end: its rhyme group in this text
+    line_tone: str | None = None  # a line end's tone class (平 "ping" / 仄 "ze", Chinese only)
+    turn: int | None = None  # in a dialogue (every line "Speaker: …"), the turn the token belongs to
 
     @property
     def content(self) -> bool:
@@ -381,11 +384,13 @@ def analyse(text: str, lang: str = "auto", max_tokens: int = MAX_TOKENS) -> Anal
     lex = load_lexicon()
     tokens: list[Token] = []
     clause, line_start = 0, 0  # line_start: index of the first token of the current line
+    lines, speakers = [], 0  # each token's line; how many lines name their speaker (妈妈：, Mum:)
     for piece, pos, flag in _raw_tokens(text, lang, lex):
         if not piece.strip():
             if "\n" in piece and tokens and tokens[-1].clause == clause:
                 clause += 1  # a new line starts a new turn
-            line_start = len(tokens)
+            if "\n" in piece and len(tokens) > line_start:
+                line_start = len(tokens)
             continue
         if len(tokens) == max_tokens:
             cut = True
@@ -394,12 +399,58 @@ def analyse(text: str, lang: str = "auto", max_tokens: int = MAX_TOKENS) -> Anal
             piece, cut = piece[:MAX_TOKEN_CHARS], True
         prev = tokens[-1] if tokens and tokens[-1].clause == clause else None
         tokens.append(_lookup(piece, pos, flag, clause, prev, lex))
+        lines.append(line_start)
         speaker = piece in SPEAKER_COLONS and len(tokens) - line_start == 2  # 妈妈： Mum: the turn goes on
+        speakers += speaker
         if piece in CLAUSE_ENDS and not speaker:
             clause += 1
     if not tokens:
         raise ValueError("The text has no words or symbols left to read.")
-    return Analysis(tokens=mark_roles(tokens, lex), lang=lang, truncated=cut)
+    tokens = mark_turns(tokens, lines, speakers)
+    return Analysis(tokens=mark_sound(mark_roles(tokens, lex), text, lang), lang=lang, truncated=cut)
+
+
+def mark_turns(tokens: list[Token], lines: list[int], speakers: int) -> list[Token]:
+    """In a dialogue — two or more lines, each naming its speaker — each token's turn (its line's number)."""
+    starts = sorted(set(lines))
+    if len(starts) < 2 or speakers < len(starts):
+        return tokens
+    return [dataclasses.replace(tok, turn=starts.index(line)) for tok, line in zip(tokens, lines, strict=True)]
+
+
+RHYME_GROUPS_MAX = 4  # rhyme groups one text can have (features rhyme_0 … rhyme_3)
+
+
+def line_ends(tokens: tuple[Token, ...]) -> list[int]:
+    """The last word of each clause / line (punctuation aside): where a line of verse lands and rhymes."""
+    last: dict[int, int] = {}
+    for i, tok in enumerate(tokens):
+        if tok.pos != "punct":
+            last[tok.clause] = i
+    return sorted(last.values())
+
+
+def is_verse(text: str, lang: str, ends: list[int], grouped: int) -> bool:
+    """Chinese: every line is a line of verse (five or seven characters a run); English: three or more line ends,
+    at least half of them rhyming with another."""
+    if lang == "zh":
+        lines = [line for line in text.split("\n") if line.strip()]
+        return bool(lines) and all(is_verse_line(line) or is_lone_line(line) for line in lines)
+    return len(ends) >= 3 and 2 * grouped >= len(ends)
+
+
+def mark_sound(tokens: tuple[Token, ...], text: str, lang: str) -> tuple[Token, ...]:
+    """Rhyme and tone class of each line end, in verse only (a rhyme in prose is chance, not 韵律)."""
+    from .sound import rhymes  # pronunciation data is loaded on first use
+
+    ends = line_ends(tokens)
+    found = rhymes([(i, tokens[i].text) for i in ends], lang, RHYME_GROUPS_MAX)
+    if not is_verse(text, lang, ends, sum(group is not None for group, _ in found.values())):
+        return tokens
+    out = list(tokens)
+    for i, (group, tone) in found.items():
+        out[i] = dataclasses.replace(tokens[i], rhyme=group, line_tone=tone)
+    return tuple(out)
 
 
 DEGREE_WORDS = frozenset({"so"})  # a connective word that, before an adjective or adverb, only says "how much"

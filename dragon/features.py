@@ -6,7 +6,7 @@ import zlib
 
 import torch
 
-from .analyser import Token
+from .analyser import RHYME_GROUPS_MAX, Token
 from .lexicon import CONNECTIVE_ROLES, FIELDS, TONE_KINDS
 
 CLAUSE_STEP = math.pi / 3  # angle between neighbouring clauses in the clause code
@@ -28,6 +28,11 @@ FEATURES: tuple[str, ...] = (
     "place",
     "direction",
     *(f"tone_{k}" for k in TONE_KINDS),
+    *(f"rhyme_{k}" for k in range(RHYME_GROUPS_MAX)),  # a rhyming line end: its rhyme group in this text (one-hot)
+    "rhyme_ping",  # … and its tone class, 平 level / 仄 oblique (Chinese)
+    "rhyme_ze",
+    "end_ping",  # a line end that rhymes with none: its tone class
+    "end_ze",
     "pron_first",  # a 3rd-person pronoun that prefers the first-mentioned antecedent (a subject: she, 他)
     "pron_nearest",  # … the nearest one (an object: him, 带它; they)
     "pron_sg",  # 3rd-person pronouns that can stand for people (他 she they), by number
@@ -94,6 +99,10 @@ def token_features(tok: Token, i: int, n: int) -> dict[str, float]:
             f[kind] = 1.0
     if tok.tone:
         f[f"tone_{tok.tone}"] = 1.0
+    if tok.rhyme is not None:
+        f[f"rhyme_{tok.rhyme}"] = 1.0
+    if tok.line_tone:
+        f[f"{'rhyme' if tok.rhyme is not None else 'end'}_{tok.line_tone}"] = 1.0
     if tok.pronoun:
         f.update(pronoun_features(tok, i))
     salience = OBLIQUE if tok.oblique else 1.0
@@ -106,12 +115,13 @@ def token_features(tok: Token, i: int, n: int) -> dict[str, float]:
     if tok.field:
         f[f"field_{tok.field}"] = 1.0
     f["early"] = 1.0 - i / max(n - 1, 1)
+    where = tok.clause if tok.turn is None else tok.turn  # in a dialogue a reply looks at the turn it answers
     if not tok.pronoun:  # a pronoun looks for its antecedent, not at the clause before
-        f["clause_q_cos"] = math.cos(CLAUSE_STEP * tok.clause)
-        f["clause_q_sin"] = math.sin(CLAUSE_STEP * tok.clause)
+        f["clause_q_cos"] = math.cos(CLAUSE_STEP * where)
+        f["clause_q_sin"] = math.sin(CLAUSE_STEP * where)
     if tok.content:
-        f["clause_k_cos"] = math.cos(CLAUSE_STEP * (tok.clause + 1))
-        f["clause_k_sin"] = math.sin(CLAUSE_STEP * (tok.clause + 1))
+        f["clause_k_cos"] = math.cos(CLAUSE_STEP * (where + 1))
+        f["clause_k_sin"] = math.sin(CLAUSE_STEP * (where + 1))
     return f
 
 

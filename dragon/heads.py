@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .analyser import RHYME_GROUPS_MAX
 from .attention import MultiHeadAttention
 from .config import HEADS, DragonConfig
 from .features import FEATURES, INDEX
@@ -56,12 +57,17 @@ RELATIONS: dict[str, tuple[Relation, ...]] = {
     "time": (R("any", "time", 2.0), R("any", "aspect", 1.7)),
     # places and directions (公园, 里, 上)
     "space": (R("any", "place", 2.0), R("any", "direction", 1.7)),
-    # particles and punctuation of tone (吗, 呢, 吧, ！, ？)
+    # particles and punctuation of tone (吗, 呢, 吧, ！, ？); in verse, the sound of the line ends (dragon/sound.py):
+    # a rhyming line end hears the others of its rhyme (光 ↔ 霜 ↔ 乡, glows ↔ shows), and a line end that rhymes
+    # with none hears the rhymes of the opposite tone class (月 仄 → 光 霜 乡 平: the tonal pattern 平仄)
     "tone": (
         R("any", "tone_question", 2.2),
         R("any", "tone_exclaim", 2.0),
         R("any", "tone_soft", 1.8),
         R("any", "tone_pause", 1.5),
+        *(R(f"rhyme_{k}", f"rhyme_{k}", 2.5) for k in range(RHYME_GROUPS_MAX)),
+        R("end_ping", "rhyme_ze", 2.4),
+        R("end_ze", "rhyme_ping", 2.4),
     ),
     # a pronoun finds its antecedent: number and kind agree (他 → a person, 它 → a thing, they → either), a noun
     # a few tokens back beats one after it; a subject pronoun (she, 他) then prefers the first-mentioned noun, an

@@ -124,3 +124,16 @@ def test_silent_head_parks_on_the_sink() -> None:
     for head in ("logic", "tone"):
         assert r["speaks"][head] < 0.05
         assert r["strength"][head] < 0.1 * max(r["strength"].values())
+
+
+# Each head's share of annotated free cases found before the Tone head heard verse and the Context head turns
+# (tone then 16/16, now with rhyme cases added): widening a head must not cost any head accuracy.
+FREE_FLOOR = {"grammar": 17 / 17, "semantics": 13 / 15, "emotion": 20 / 21, "logic": 21 / 21, "time": 26 / 26,
+              "space": 23 / 25, "tone": 16 / 16, "context": 23 / 23}  # fmt: skip
+
+
+@pytest.mark.parametrize("head", HEADS)
+def test_no_heads_accuracy_on_the_free_cases_drops(head: str) -> None:
+    cases = [(w, t) for h, w, t in FREE if h == head]
+    hits = sum(top2_hit(head, w, t) for w, t in cases)
+    assert hits / len(cases) >= FREE_FLOOR[head] - 1e-9, (head, hits, len(cases))
