@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from .config import HEADS
+
 LANGS = ("zh", "en")
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
 # chapter 3's labs: formula (predict a head's softmax winner), race (guess the batched speed-up), fusion (order
@@ -13,6 +15,13 @@ LAB_KINDS = ("formula", "race", "fusion", "heads", *("crystal", "tower", "grow",
 KINDS = (*SLIDER_KINDS, "compare", "match", *LAB_KINDS)  # compare: one head vs eight; match: which head found it
 
 Bilingual = dict[str, str]  # {"zh": …, "en": …}
+
+# The lesson's own control panel: which two heads a genre turns up (poems: emotion and tone; papers: logic and
+# semantics; dialogues: context and tone). A level keeps it when both weigh at least PANEL_WEIGHT in its target;
+# one that departs says why (`departs`), and the page shows the measured numbers beside it.
+PANEL: dict[str, tuple[str, str]] = {"poem": ("emotion", "tone"), "paper": ("logic", "semantics"),
+                                     "dialogue": ("context", "tone")}  # fmt: skip
+PANEL_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,7 @@ class Level:
     guess_at: int | None = None  # race levels: the length whose speed-up the player guesses
     ask: tuple[str, str] | None = None  # crystal levels: (word, target) in the English text, e.g. (they, students)
     quiz: tuple[str, ...] = ()  # heads levels: ids of the facts-quiz questions asked (assets/lessons/facts.yaml)
+    departs: Bilingual | None = None  # a genre level whose target leaves the lesson's panel: why it does
 
     @property
     def sliders(self) -> bool:
@@ -70,6 +80,11 @@ class Level:
     def lab(self) -> bool:
         """A chapter-3 lab (formula, race, fusion, heads): its own panel, scored by what the player predicts."""
         return self.kind in LAB_KINDS
+
+    def keeps_panel(self, lang: str) -> bool:
+        """Whether the target in `lang` turns up both of the lesson's heads for this genre (True for no genre)."""
+        heads = PANEL.get(self.kind, ())
+        return all(self.target_for(lang)[HEADS.index(h)] >= PANEL_WEIGHT for h in heads)
 
     def target_for(self, lang: str) -> tuple[float, ...]:
         """The target gates in `lang` (a level may give one target per language, the heads that speak differ)."""

@@ -14,7 +14,19 @@ from .lessons import facts as facts_table
 from .lessons.positions import read_tokens, swap_permutation
 from .lessons.race import MAX_LENGTH, MAX_LENGTHS
 from .lessons.wordpiece import normalise, split_words
-from .level_types import KINDS, LANGS, SLIDER_KINDS, Bilingual, Chapter, Claim, Finding, Level, Round
+from .level_types import (
+    KINDS,
+    LANGS,
+    PANEL,
+    PANEL_WEIGHT,
+    SLIDER_KINDS,
+    Bilingual,
+    Chapter,
+    Claim,
+    Finding,
+    Level,
+    Round,
+)
 from .lexicon import ASSETS
 
 LEVEL_DIR = Path(os.environ.get("DRAGON_LEVELS", ASSETS / "levels"))  # a teacher's folder can replace it
@@ -199,6 +211,20 @@ class _Reader:
             except ValueError as err:
                 raise self.fail(f"{where}.text.{lang}", str(err)) from None
 
+    def panel(self, level: Level, where: str) -> None:
+        """A genre level that leaves the lesson's panel in a language must say why; one that keeps it must not."""
+        if level.kind not in PANEL:
+            if level.departs is not None:
+                raise self.fail(f"{where}.departs", f"only a {', '.join(PANEL)} level can depart from the panel")
+            return
+        kept = [level.keeps_panel(lang) for lang in LANGS]
+        heads = " and ".join(PANEL[level.kind])
+        if not all(kept) and level.departs is None:
+            lang = LANGS[kept.index(False)]
+            raise self.fail(f"{where}.departs", f"the {lang} target weighs {heads} under {PANEL_WEIGHT}: say why")
+        if all(kept) and level.departs is not None:
+            raise self.fail(f"{where}.departs", f"the target keeps the panel ({heads} ≥ {PANEL_WEIGHT}): no departure")
+
     def level(self, data: dict, where: str, chapter: int) -> Level:
         level_id = self.field(data, "id", where)
         if not isinstance(level_id, str) or not LEVEL_ID.match(level_id):
@@ -222,7 +248,10 @@ class _Reader:
             show = data.get("show", "silhouette")
             if show not in SHOWS:
                 raise self.fail(f"{where}.show", f"must be one of {', '.join(SHOWS)}, not {show!r}")
-            return Level(**common, targets=self.targets(data, where), show=show)
+            level = Level(**common, targets=self.targets(data, where), show=show,
+                          departs=self.bilingual(data, "departs", where, required=False))  # fmt: skip
+            self.panel(level, where)
+            return level
         if kind == "compare":
             return Level(**common, focus=self.bilingual(data, "focus", where))
         if kind == "formula":

@@ -422,7 +422,7 @@ def test_tampered_storage_resets_without_a_crash(open_page) -> None:
     page.evaluate("localStorage.setItem('multi-head-dragon-progress', 'garbage{{')")
     page.reload()
     wait_ready(page)
-    assert "春晓" in page.locator("#top .level-title").text_content()
+    assert "相思" in page.locator("#top .level-title").text_content()
     assert "保存的进度已损坏或被改动" in page.locator("#top").inner_text()  # the player is told, not left guessing
 
 

@@ -80,8 +80,8 @@ def test_true_claims_load(tmp_path: Path) -> None:
         (("en: [{head: emotion, words: [miss]}", "en: [{head: tone, words: [miss]}"),
          r"level 9-1 \(en\): head tone is said to find miss, but it is silent \(0\.\d{3}"),
         (("words: [miss]", "words: [moon]"), r"level 9-1 \(en\): head emotion: word 'moon' is not a token"),
-        (("tone: 0, context: 0}", "tone: 0.5, context: 0}"),
-         r"level 9-1 \(zh\): head tone has target 0\.5 but is silent in this language \(0\.\d{3}"),
+        (("logic: 0, time", "logic: 0.5, time"),
+         r"level 9-1 \(zh\): head logic has target 0\.5 but is silent in this language \(0\.\d{3}"),
     ],
 )  # fmt: skip
 def test_false_claims_do_not_load(tmp_path: Path, change, message) -> None:
@@ -161,3 +161,23 @@ def test_a_word_looking_at_itself_is_no_link() -> None:
     assert any("'明月' is said to look only at itself" in p for p in problems(not_alone, "zh", r))
     shares = measure(r, (Claim("semantics", ("明月", "光"), alone=("霜",)),))[0]
     assert shares["alone"][0]["self"] > 0.99 and all(w["attention"] >= FOUND_SHARE for w in shares["words"])
+
+
+@pytest.mark.parametrize("level", [lv for lv in SLIDERS if lv.departs], ids=lambda lv: lv.id)
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_level_that_departs_from_the_panel_says_why_with_the_measured_numbers(level, lang) -> None:
+    """Its departs text names only heads its claims cover (so what it says of them is checked on the attention),
+    and the page prints the panel heads' target weights and measured parts of the output beside it."""
+    from dragon.claims import loudness
+    from dragon.level_types import PANEL
+    from ui.views import panel_html
+
+    claimed = {c.head for c in level.claims_for(lang)}
+    departs = level.departs[lang].lower()
+    assert [h for h in HEADS if named(h, lang, departs) and h not in claimed] == []
+    assert set(PANEL[level.kind]) <= claimed  # the panel's two heads are both claimed: silent, or what they find
+    html = panel_html(level, lang)
+    loud = loudness(reading(level, lang))
+    for head in PANEL[level.kind]:
+        assert f"{float(loud[HEADS.index(head)]):.2f}" in html
+    assert 'data-keeps="0"' in html

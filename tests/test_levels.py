@@ -6,6 +6,8 @@ import pytest
 
 from dragon import default_dragon
 from dragon.chapter1 import compare_heads, finding_heads, token_index
+from dragon.claims import silent_heads
+from dragon.level_types import PANEL
 from dragon.levels import LANGS, SLIDER_KINDS, LevelError, get_level, load_chapter, load_levels
 from dragon.puzzle import check
 
@@ -58,7 +60,7 @@ GOOD = """chapter: 9
 title: {zh: 测试, en: Test}
 levels:
   - id: "9-1"
-    kind: poem
+    kind: mixed
     title: {zh: 题, en: T}
     text: {zh: 床前明月光，低头思故乡。, en: I miss my home.}
     story: {zh: 故事, en: story}
@@ -73,7 +75,11 @@ levels:
 @pytest.mark.parametrize(
     "change, message",
     [
-        (("kind: poem", "kind: ballad"), r"levels\[0\] \(9-1\)\.kind: must be one of"),
+        (("kind: mixed", "kind: ballad"), r"levels\[0\] \(9-1\)\.kind: must be one of"),
+        # the lesson's panel: a poem weighs emotion and tone ≥ 0.5, or says why it departs (and only a genre can)
+        (("kind: mixed", "kind: poem"), r"9-1\)\.departs: the zh target weighs emotion and tone under 0\.5: say why"),
+        (("    why: {zh: 原因, en: why}\n", "    why: {zh: 原因, en: why}\n    departs: {zh: 因为, en: because}\n"),
+         r"9-1\)\.departs: only a poem, paper, dialogue level can depart"),
         (("emotion: 1,", "emotion: 1.5,"), r"target\.emotion: must be a number between 0 and 1"),
         (("emotion: 1,", "emotion: .nan,"), r"target\.emotion: must be a number between 0 and 1"),
         ((" context: 0}", "}"), r"target: must give exactly the eight heads"),
@@ -120,3 +126,29 @@ def test_first_collaboration_clues_do_not_name_their_head() -> None:
         zh_name = HEAD_NAMES[f.expect][0].removesuffix("头")
         assert not set(zh_name) & set(f.says["zh"]), (f.says["zh"], zh_name)
         assert not any(w in f.says["en"].lower() for w in giveaway[f.expect]), f.says["en"]
+
+
+def test_a_poem_that_keeps_the_panel_may_not_claim_to_depart(tmp_path: Path) -> None:
+    text = GOOD.replace("kind: mixed", "kind: poem").replace("tone: 0, context: 0}", "tone: 0.5, context: 0}")
+    why = "    why: {zh: 原因, en: why}\n"
+    text = text.replace(why, why + "    departs: {zh: 因为, en: because}\n")
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LevelError, match=r"departs: the target keeps the panel \(emotion and tone ≥ 0\.5\): no depart"):
+        load_chapter(path)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", list(PANEL))
+def test_the_lessons_control_panel_holds_in_two_of_each_genres_levels(kind: str, lang: str) -> None:
+    """The lesson: poems turn up emotion and tone, papers logic and semantics, dialogues context and tone — in at
+    least two of each genre's three levels per language both weigh ≥ 0.5 and speak; the others say why."""
+    levels = [lv for c in load_levels() for lv in c.levels if lv.kind == kind]
+    assert len(levels) >= 3
+    keep = [lv for lv in levels if lv.keeps_panel(lang)]
+    assert len(keep) >= 2, [lv.id for lv in levels]
+    for lv in keep:  # the two heads really speak on the text (not a dead weight)
+        silent = set(silent_heads(default_dragon().read(lv.text[lang], lang)))
+        assert not silent & set(PANEL[kind]), (lv.id, lang, silent)
+    for lv in levels:
+        assert (lv.departs is None) == all(lv.keeps_panel(x) for x in LANGS), lv.id

@@ -97,7 +97,7 @@ def won_html(level: Level, lang: str, progress: dict) -> str:
 
 def why_block(level: Level, lang: str) -> str:
     """The why of a level and the engine's measured numbers behind its narration."""
-    return why_html(level, lang) + views.claims_html(level, lang)
+    return why_html(level, lang) + views.panel_html(level, lang) + views.claims_html(level, lang)
 
 
 def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "") -> dict:

@@ -4,9 +4,10 @@ import numpy as np
 
 from dragon import api, game
 from dragon.chapter1 import LOOKS_AT, compare_heads
-from dragon.claims import top_words
+from dragon.claims import loudness, top_words
 from dragon.config import HEADS
 from dragon.engine import Reading
+from dragon.level_types import PANEL
 from dragon.levels import Level, load_levels
 
 from .draw import STAR, esc, profile_html, star_text
@@ -224,3 +225,20 @@ def claims_html(level: Level, lang: str) -> str:
     if not items:
         return ""
     return f'<div class="claims"><div class="claims-title">{esc(t("claims_title", lang))}</div><ul>{"".join(items)}</ul></div>'
+
+
+def panel_html(level: Level, lang: str) -> str:
+    """The lesson's control panel for the level's genre, measured: the two heads' target weights and their parts of
+    the output on this text; a level that departs from it says why (its `departs` text) beside the numbers."""
+    if level.kind not in PANEL:
+        return ""
+    a, b = PANEL[level.kind]
+    loud = loudness(api.level_reading(level, lang)).tolist()
+    target = level.target_for(lang)
+    values = {"genre": t(f"genre_{level.kind}", lang), "a": head_name(a, lang), "b": head_name(b, lang),
+              "wa": f"{target[HEADS.index(a)]:g}", "wb": f"{target[HEADS.index(b)]:g}",
+              "la": f"{loud[HEADS.index(a)]:.2f}", "lb": f"{loud[HEADS.index(b)]:.2f}"}  # fmt: skip
+    kept = level.keeps_panel(lang)
+    line = t("panel_keeps" if kept else "panel_departs", lang, **values)
+    why = "" if kept or level.departs is None else ("" if lang == "zh" else " ") + level.departs[lang]
+    return f'<p class="panel-line" data-keeps="{int(kept)}">{esc(line + why)}</p>'
