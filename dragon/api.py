@@ -326,6 +326,9 @@ def questions(level: Level, lang: str) -> list[dict]:
                            else margins.SHARE_MARGIN, "cosine bucket"))  # fmt: skip
         qs.append(question("reach", [reach], fusion_lesson.weight_heads(f),
                            fusion_lesson.weakest_weight(f) - fusion_lesson.REACH_MIN, "share"))  # fmt: skip
+        counts, gap = fusion_lesson.read_counts(f)  # the reading off the switches: W^O off, heads per output number
+        qs.append(question("read", [fusion_lesson.read_answer(f, game_rules.REACH_BUCKETS)], sorted(set(counts)), gap,
+                           "share"))  # fmt: skip
     elif kind == "heads":
         r = heads_experiment()
         acc = dict(zip(r["heads"], r["final_accuracy"], strict=True))
@@ -333,6 +336,8 @@ def questions(level: Level, lang: str) -> list[dict]:
         ties = [[a, b] for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) <= game_rules.TIE]
         qs.append(question("ranking", sorted(acc, key=lambda h: -acc[h]), {"accuracy": acc, "ties": ties},
                            min(gaps, default=float("inf")) - game_rules.TIE, "share"))  # fmt: skip
+        lowest, lead = heads_lesson.lowest(r)  # the reading off the accuracy bars: which h is lowest
+        qs.append(question("read", lowest, min(acc.values()), lead, "share"))
     elif kind == "crystal":
         word, target = level.ask
         c = crystal_ball(level.text["en"], word, target)

@@ -5,6 +5,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from .lessons.fusion import KEEP_EDGES, REACH_EDGES
 from .levels import load_levels
 from .margins import SHARE_MARGIN, bucket
 
@@ -170,8 +171,8 @@ def import_code(code: str) -> dict:
 
 SHARE_BUCKETS = (0.4, 0.6, 0.9)  # a softmax share guess: < 0.4, 0.4–0.6, 0.6–0.9, ≥ 0.9 (bucket 0…3)
 GUESS_FACTORS = (1.5, 2.5, 4.0)  # a speed-up guess within ×1.5 of the measurement: ★★★, ×2.5: ★★, ×4: ★
-KEEP_BUCKETS = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (bucket 0…2)
-REACH_BUCKETS = (2, 5)  # heads reaching an output dim: 1 "one", 2–4 "a few", 5+ "all of them" (bucket 0…2)
+KEEP_BUCKETS = KEEP_EDGES  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (bucket 0…2)
+REACH_BUCKETS = REACH_EDGES  # heads reaching an output dim: 1 "one", 2–4 "a few", 5+ "all of them" (bucket 0…2)
 TIE = SHARE_MARGIN  # two accuracies closer than this are a tie: either order ranks them right
 
 
@@ -193,11 +194,6 @@ def formula_stars(points: int, out_of: int) -> int:
     if out_of <= 0:
         return 0
     return 3 if points >= out_of else 2 if 3 * points >= 2 * out_of else 1 if 3 * points >= out_of else 0
-
-
-def fusion_stars(points: int) -> int:
-    """3-3: a point for the order and one for each guess (three in all); a star a point."""
-    return max(0, min(3, points))
 
 
 def guess_stars(guess: float, measured: float, hi: float | None = None) -> tuple[float, int]:

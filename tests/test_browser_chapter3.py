@@ -1,6 +1,6 @@
 """Chapter 3 in headless Chromium, one test per level, each played as a player would: predict, check, read the
-answer beside the button (in view), at 1366 × 900, in projector mode at 1920 × 1080 and on a 390 × 844 phone.
-Viewport screenshots land in test-artifacts/."""
+answer beside the button (in view), then read the measurement where a reading passes the level; at 1366 × 900, in
+projector mode at 1920 × 1080 and on a 390 × 844 phone. Viewport screenshots land in test-artifacts/."""
 
 import json
 import re
@@ -12,7 +12,7 @@ from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels import get_level
 from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
-from ui import chapter3, formula
+from ui import chapter3, formula, fusion_room
 from ui.text import t
 
 pytestmark = pytest.mark.browser
@@ -108,21 +108,22 @@ def test_the_race_guess_then_run_en_projector(open_lab) -> None:
     shot(page, "ch3-race-projector-en-chart")
 
 
-def test_fusion_order_predict_and_switch_zh_phone(open_lab) -> None:
+def test_fusion_order_predict_switch_and_read_zh_phone(open_lab) -> None:
     page = open_lab("level=3-3&lang=zh", "phone")
     page.locator("#lab [data-answer=o0]").select_option("concat")
-    page.locator("#mhd-lab-check").click()
+    page.locator("#mhd-lab-predict").click()
     wait_text(page, "#lab .result-box", "什么都没有改变")
     assert in_view(page, "#lab .result-box .notice") and page.locator("#lab [data-switch]").count() == 0
-    for i, step in enumerate(chapter3.STEP_KEYS):
+    for i, step in enumerate(fusion_room.STEP_KEYS):
         page.locator(f"#lab [data-answer=o{i}]").select_option(step)
     page.locator("#lab [data-answer=keep]").select_option("0")
     f = api.fusion(get_level("3-3").text["zh"], "zh")
     reach = fusion_lesson.answer_key(f, game.KEEP_BUCKETS, game.REACH_BUCKETS)[2]
     page.locator("#lab [data-answer=reach]").select_option(str(reach))
-    page.locator("#mhd-lab-check").click()
+    page.locator("#mhd-lab-predict").click()
     wait_text(page, "#lab .result-head", "3/3 分")
-    assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").get_attribute("data-stars") == "3"
+    assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").count() == 0  # read first
+    assert page.locator("#lab [data-answer=o0]").is_disabled()  # checked predictions are locked
     shot(page, "ch3-fusion-phone-zh")
     keep = {(s["w_o"], s["residual"]): s["keep"] for s in f["switches"]}
     page.locator("#lab [data-switch=res]").scroll_into_view_if_needed()
@@ -134,10 +135,17 @@ def test_fusion_order_predict_and_switch_zh_phone(open_lab) -> None:
     assert page.locator("#lab .setting:not([hidden]) .reach img").count() == 1
     page.locator("#lab .setting:not([hidden]) .keep-mean").scroll_into_view_if_needed()
     shot(page, "ch3-fusion-phone-zh-switched")
+    page.locator("#lab [data-answer=read]").select_option(str(fusion_lesson.read_answer(f, game.REACH_BUCKETS)))
+    page.locator("#mhd-lab-check").click()  # the reading off the Wᴼ-off picture passes the level
+    page.wait_for_selector('#lab .lab-end[data-stars="3"]')
+    page.locator("#lab [data-switch=wo]").set_checked(False)
+    assert "正好来自一个头" in page.locator("#lab .setting:not([hidden])").inner_text()
+    assert "★★★" in page.locator("#top .level-pick option[value='3-3']").text_content()
 
 
 def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=15))  # a short real run
+    # a short real run that no other test trains (3-4's runs are shared per server), so the progress bar shows
+    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=10))
     page = open_lab("level=3-4&lang=en")
     assert "all equal" in page.locator("#lab .formula-line").inner_text()  # parameters counted before training
     for i in range(5):
@@ -151,12 +159,16 @@ def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.Mon
     page.wait_for_selector("#lab .progress-bar", timeout=20_000)  # Gradio's progress bar while it trains
     wait_text(page, "#lab", "Training h =")
     page.wait_for_selector("#lab .result-head", timeout=120_000)
-    assert in_view(page, "#lab .result-head")
+    assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").count() == 0  # read first
     accuracy = {int(h): a for h, a in json.loads(page.locator("#lab .acc-box").get_attribute("data-accuracy")).items()}
-    stars = game.rank_stars(*game.rank_pairs(ranking, accuracy))
-    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
     assert "training step" in " ".join(page.locator("#lab svg.chart text").all_text_contents())
     shot(page, "ch3-heads-en")
+    page.locator("#lab [data-answer=read]").select_option(str(min(accuracy, key=accuracy.get)))  # read off the bars
+    page.locator("#mhd-lab-check").click()
+    page.wait_for_selector("#lab .lab-end")
+    stars = game.read_stars(game.rank_stars(*game.rank_pairs(ranking, accuracy)), True)
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
+    assert in_view(page, "#lab .result-box > :first-child") and page.locator("#lab .lines.findings li").count() == 3
     box = page.locator('#lab [data-answer="q:gpt3-total-heads"]')
     box.scroll_into_view_if_needed()
     box.fill("1152")
@@ -234,11 +246,11 @@ def test_formula_buttons_and_fusion_switches_are_big_enough_to_tap(open_lab) -> 
     assert heights and min(heights) >= 40, heights
     assert page_fits(page)
     page = open_lab("level=3-3&lang=en", "phone", **MOBILE)
-    for i, step in enumerate(chapter3.STEP_KEYS):
+    for i, step in enumerate(fusion_room.STEP_KEYS):
         page.locator(f"#lab [data-answer=o{i}]").select_option(step)
     page.locator("#lab [data-answer=keep]").select_option("0")
     page.locator("#lab [data-answer=reach]").select_option("1")
-    page.locator("#mhd-lab-check").click()
+    page.locator("#mhd-lab-predict").click()
     page.wait_for_selector("#lab [data-switch]")
     heights = page.eval_on_selector_all("#lab .switches label", "ls => ls.map(l => l.getBoundingClientRect().height)")
     assert heights and min(heights) >= 40, heights

@@ -1,6 +1,7 @@
 """Chapters 4–5 without a browser: level files validated, star rules, unlocks, and every sentence the UI writes
 about a number held to the real computation (the tower, the crystal ball's own sentence, positions, the badge)."""
 
+import html
 import itertools
 import re
 from pathlib import Path
@@ -92,7 +93,10 @@ def test_tower_lines_say_what_the_numbers_show() -> None:
     assert all(p["special"] >= 0.4 for p in tw["per_layer"][start:]) and tw["per_layer"][start - 1]["special"] < 0.4
     assert f"From layer {start + 1} on, {lo:.0%}–{hi:.0%}" in lines[3]
     adjacent = [p["adjacent"] for p in tw["per_layer"]]
-    assert (t("tw_verdict_yes", "en") in lines) == (adjacent.index(max(adjacent)) == 0)
+    near = [i for i, v in enumerate(adjacent) if v >= max(adjacent) - 0.05]  # too close to tell apart: all of them
+    shallow = near == list(range(len(near))) and len(near) <= len(adjacent) // 2
+    assert any(line.startswith("Where the lesson holds") for line in lines) == shallow
+    assert near == [0, 1] and "(layer 1 / layer 2, within 5 percentage points of the most)" in lines[-1]
 
 
 def test_own_sentence_says_nearest_noun_only_when_it_is() -> None:
@@ -103,8 +107,10 @@ def test_own_sentence_says_nearest_noun_only_when_it_is() -> None:
     mine["judged"] = sentence_lesson.judge(mine, "cat")
     said = own_sentence_box.try_result("en", mine, best)
     assert mine["judged"]["sure"]  # the head is sure here, so what it picked is compared with the nearest noun
-    assert ("“mat” is the nearest noun before it" in said) == (mine["top"] == "mat")
-    assert ("The nearest noun before it is “mat”" in said) == (mine["top"] != "mat")
+    said = html.unescape(said)
+    nearest = "our dragon's tagger calls a noun"  # what the tagger calls a noun, said so
+    assert (f"“mat” is the nearest word before it that {nearest}" in said) == (mine["top"] == "mat")
+    assert (f"The nearest word before it that {nearest} is “mat”" in said) == (mine["top"] != "mat")
 
 
 def test_positions_numbers_and_truth() -> None:
@@ -249,3 +255,23 @@ def test_positions_believing_nothing_still_passes_by_reading_the_numbers() -> No
     read = rooms.answer("check", out["session"], out["saved"], {"read": str(right)})
     assert read["session"]["lab"]["stars"] == 1
     assert rooms.answer("check", out["session"], out["saved"], {"read": "2"})["session"]["lab"]["stars"] == 0
+
+
+@pytest.mark.parametrize(
+    "level_id, lang, predict, read",
+    [("4-2", "en", {"rises": "no", "adjacent": "1", "quiet": "1"}, "nearest"), ("5-1", "zh", {"free": "same", "pos": "differ"}, "read")],
+)  # fmt: skip
+def test_the_answers_once_shown_cap_a_fresh_try_at_one_star(level_id, lang, predict, read) -> None:
+    """Checking the predictions shows the figures (the answers): this try keeps its stars, but leaving and reopening
+    the level for a fresh try with the answers known earns at most ★ (as 3-1 … 3-4 do)."""
+    state, saved = {"level": level_id, "lang": lang}, game.save(game.new_progress())
+    out = rooms.answer("predict", state, saved, predict)
+    progress = game.load(out["saved"]).progress
+    assert out["session"]["lab"]["cap"] == 3 and game.hints_used(progress, level_id) == 2
+    assert lab.answer_cap(progress, level_id) == 1  # a fresh try: at most ★
+    if level_id == "4-2":
+        right = tower_lesson.answer_key(api.tower())["nearest"]["accepted"][0]
+    else:
+        right = str(positions_lesson.reading_answer(api.positions(get_level("5-1").text[lang], lang)))
+    done = rooms.answer("check", out["session"], out["saved"], {read: right})
+    assert done["session"]["lab"]["stars"] == 3  # this try was answered before the figures showed: full stars

@@ -1,13 +1,18 @@
 """Every scored answer is decided by a clear margin: explain() lists each scored question of every level that is not
-a slider level, with its accepted answers and the measured margin, and the margin rule of DESIGN.md holds for all."""
+a slider level, with its accepted answers and the measured margin, and the margin rule of DESIGN.md holds for all. In
+chapter 3's predict-first levels the reading explain() lists is what passes the level, whatever was predicted."""
 
 import math
+import re
 
+import numpy as np
 import pytest
 
-from dragon import api, margins
+from dragon import api, game, margins
+from dragon.lessons import head_math as head_math_lesson
+from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import Experiment
-from dragon.levels import LANGS, all_levels
+from dragon.levels import LANGS, all_levels, get_level
 
 LEVELS = [lv for lv in all_levels().values() if not lv.sliders]
 # what decides each kind of measured answer (DESIGN.md: a share by 5 points, a distance by 0.1 word, a timing by
@@ -53,3 +58,55 @@ def test_explain_refuses_unknown_levels_and_languages() -> None:
     for bad in (("9-9", "zh"), ("3-1", "fr")):
         with pytest.raises(ValueError, match=r"unknown level|lang must be"):
             api.explain(*bad)
+
+
+# --- predict-first levels: a question read off the measurement passes the level, whatever was predicted -------------
+
+WORST = {"o0": "residual", "o1": "w_o", "o2": "concat", "keep": "2", "reach": "0"}  # 3-3: every prediction wrong
+READ_LEVELS = {"3-2": ("race", {"guess": "1000"}), "3-3": ("predict", WORST),
+               "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))})}  # fmt: skip
+
+
+@pytest.mark.parametrize("level_id", READ_LEVELS)
+def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level_id: str) -> None:
+    """The worst prediction (every answer wrong, the ranking reversed, a guess ×1000), then each possible reading:
+    exactly the readings explain() accepts pass the level (★ at least), every other loses it."""
+    from ui import rooms  # the rooms score the answers explain() lists
+
+    level = get_level(level_id)
+    read = next(q for q in api.explain(level_id, "en")["questions"] if q["id"] in ("read", "work"))
+    act, worst = READ_LEVELS[level_id]
+    state, saved = {"level": level_id, "lang": "en"}, game.save(game.new_progress())
+    ran = rooms.answer(act, state, saved, worst)
+    field = "work" if level.kind == "race" else "read"
+    options = {"race": race_lesson.WORK, "fusion": [str(i) for i in range(len(game.REACH_BUCKETS) + 1)],
+               "heads": [str(h) for h in api.EXPERIMENT.heads]}[level.kind]  # fmt: skip
+    passed = set()
+    for option in options:
+        out = rooms.answer("check", ran["session"], ran["saved"], {field: option})
+        stars = out["session"]["lab"]["stars"]
+        assert stars == game.load(out["saved"]).progress["stars"].get(level_id, 0)
+        if stars:
+            passed.add(option)
+    assert passed and passed == {str(a) for a in read["accepted"]}, (level_id, read)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_formula_rounds_can_be_computed_from_the_numbers_shown_before_the_check(lang: str) -> None:
+    """3-1 is no pure guess: before the check the page sends the head's q and K (2 decimals each) and names √d_head;
+    softmax(K·q / √d_head) worked out from those rounded numbers gives an accepted winner and share bucket."""
+    from ui import rooms
+
+    level = get_level("3-1")
+    for i in range(len(level.rounds[lang])):
+        body = rooms.lab_props(level, lang, game.new_progress(), {"level": "3-1", "at": i, "done": [{}] * i})["body"]
+        q_view = re.search(r'data-for="q".*?</div></div>', body, re.S).group(0)
+        q = np.array([float(v) for v in re.findall(r'class="chip">(-?[\d.]+)<', q_view)])
+        k_view = re.search(r'data-for="K".*?data-v="([^"]+)"', body, re.S).group(1)
+        K = np.array([float(v) for v in k_view.split(",")]).reshape(-1, len(q))  # (T + 1, d_head)
+        m = api.head_math(level.text[lang], lang, level.rounds[lang][i].word, level.rounds[lang][i].head)
+        scores = K @ q / m["sqrt_d_head"]
+        shares = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+        assert f"{m['sqrt_d_head']:g}" in body and 'class="kbar' not in body  # √d_head named, the scores not sent
+        winners, buckets = head_math_lesson.answers(m, game.SHARE_BUCKETS)
+        assert int(shares.argmax()) in winners and game.bucket(float(shares.max()), game.SHARE_BUCKETS) in buckets

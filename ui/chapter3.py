@@ -1,35 +1,35 @@
-"""Chapter 3's rooms: 3-1 inside the formula, 3-2 the race, 3-3 fusion, 3-4 how many heads (and the facts quiz).
+"""Chapter 3's rooms: 3-1 inside the formula, 3-2 the race, 3-4 how many heads (and the facts quiz); 3-3 fusion is
+ui/fusion_room.py.
 
 The player predicts first; then the real computation runs (dragon.api) and is shown, and the prediction is scored
-against it. Checking shows the answer, so after a check another try earns at most one star (as in chapter 1).
-Every room is built from ui/lab.py's blocks and listed in ui/rooms.py."""
+against it. Checking shows the answer, so after a check another try earns at most one star (as in chapter 1). In 3-2
+and 3-4 a question read off the measurement passes the level and the prediction adds the rest of the stars. Every
+sentence about what a computation found is picked by its lesson's FINDINGS (dragon/findings.py). Every room is built
+from ui/lab.py's blocks and listed in ui/rooms.py."""
 
 import json
 import math
 
 import numpy as np
 
-from dragon import api, game
+from dragon import api, findings, game, margins
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS, DragonConfig
 from dragon.device import best_device
-from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import head_math as head_math_lesson
+from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import curves_frame
 from dragon.lessons.race import REFERENCE_RUNS, flops, race_frame
 from dragon.levels import Level
 
-from . import facts_quiz, lab
+from . import facts_quiz, fusion_room, lab
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .formula import formula_html, key_labels
-from .heatmap import legend, png_data_uri
 from .lab import Attempt, Outcome, Progress
-from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
+from .text import NUMERALS, head_name, t
 
-STEP_KEYS = ("concat", "w_o", "residual")
-FUSION_POINTS = 3  # 3-3: the order, the keep guess, the reach guess
 GUESS_RANGE = (0.1, 1000.0)
 RACE_COLOURS = {"loop": "#c2410c", "batched": "#1f4e9c"}
 HEADS_COLOURS = ("#8e9aa6", "#d4a017", "#2e9e4f", "#7b3fbf", "#17a2b8")  # h = 1, 2, 4, 8, 16
@@ -45,13 +45,12 @@ def rule_html(level: Level, lang: str) -> str:
         a, b = (f"{f:g}" for f in game.GUESS_FACTORS[:2])
         text = t("rule_race", lang, a=a, b=b, n=REFERENCE_RUNS)
     elif level.kind == "fusion":
-        _, b, c = lab.least_for(game.fusion_stars, FUSION_POINTS)
-        text = t("rule_fusion", lang, m=FUSION_POINTS, b=b, c=c)
-    else:
+        return fusion_room.rule_html(lang)
+    else:  # 3-4: reading the bars passes, the ranking adds the rest (read_stars of rank_stars)
         n = len(api.EXPERIMENT.heads)
         m = n * (n - 1) // 2
-        _, b, c = lab.least_for(lambda p: game.rank_stars(p, m), m)
-        text = t("rule_rank", lang, m=m, b=b, c=c, tie=f"{game.TIE:g}")
+        _, b, _ = lab.least_for(lambda p: game.read_stars(game.rank_stars(p, m), True), m)
+        text = t("rule_rank", lang, m=m, b=b, tie=f"{game.TIE:g}")
     return lab.rule(text)
 
 
@@ -183,7 +182,7 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
     one_head = flops("batched", T, d, 1)
     fact = t("r_fact", lang, device=device, t=T, s=f"{s:.2f}", flops=lab.thousands(r["flops_batched"][i]), d=d,
              flops1=lab.thousands(one_head), eq=t("equal" if one_head == r["flops_batched"][i] else "unequal", lang))  # fmt: skip
-    fact += " " + t("r_fact_faster" if s > 1 else "r_fact_slower", lang)
+    fact += " " + t(findings.pick(race_lesson.FINDINGS, "fact", race_lesson.measured(r, T)), lang)
     ref = attempt["reference"]
     scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}", now=f"{s:.2f}",
                f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))  # fmt: skip
@@ -238,8 +237,10 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     result = api.race(list(level.lengths))
     ref = api.race_reference(level.guess_at)  # the range of repeated races: the same guess, the same stars
     factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
+    cap = lab.answer_cap(progress, level.id)  # the range is shown now: this try keeps its cap, another earns ★
+    progress = game.use_hints_up_to(progress, level.id, 2)
     return progress, {"level": level.id, "guess": guess, "factor": factor, "guessed": guessed, "result": result,
-                      "reference": ref}, ""  # fmt: skip
+                      "reference": ref, "cap": cap}, ""  # fmt: skip
 
 
 def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
@@ -250,104 +251,10 @@ def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     if read not in race_lesson.WORK:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == race_lesson.work_reading(attempt["result"])
-    earned = min(game.read_stars(int(attempt["guessed"]), ok), lab.answer_cap(progress, level.id))
+    earned = min(game.read_stars(int(attempt["guessed"]), ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
     score = 100.0 * ok * max(1 / 3, 1 - math.log(attempt["factor"]) / math.log(game.GUESS_FACTORS[-1] ** 2))
     progress = lab.record(progress, level, score, earned)
     return progress, {**attempt, "read": read, "stars": earned}, ""
-
-
-# --- 3-3 fusion -------------------------------------------------------------------------------------------------
-
-
-def fusion_of(level: Level, lang: str) -> dict:
-    return api.fusion(level.text[lang], lang)
-
-
-def setting_html(f: dict, w_o: bool, residual: bool, lang: str) -> str:
-    """What one setting of the two switches keeps of the input, and which heads reach each output number."""
-    s = next(x for x in f["switches"] if x["w_o"] == w_o and x["residual"] == residual)
-    per_token = bars_html([(tok, v, "#7b3fbf") for tok, v in zip(f["tokens"], s["keep_per_token"], strict=True)], 1.0, cls="keep")
-    reach = np.asarray(f["reach"]["w_o_on" if w_o else "w_o_off"])  # (h, d)
-    labels = [head_label(i, lang) for i in range(len(HEADS))]
-    title = t("u_reach_title", lang, d=f["d_model"])
-    picture = (
-        f'<figure class="reach"><figcaption>{esc(title)}</figcaption><div class="reach-grid"><div class="reach-names">'
-        + "".join(f'<span style="border-color:{HEAD_COLORS[h]}">{esc(n)}</span>' for h, n in zip(HEADS, labels, strict=True))
-        + f'</div><img alt="{esc(title)}" src="{png_data_uri(reach)}"></div>{legend(lang)}</figure>'
-    )
-    n = f"{f['heads_per_dim']['w_o_on' if w_o else 'w_o_off']:.2f}"
-    hpd = t("u_hpd", lang, n=n, w=fusion_lesson.weight_heads(f)) if w_o else t("u_hpd_off", lang, n=n)
-    return (
-        f'<div class="setting" data-setting="{int(w_o)}{int(residual)}" hidden>'
-        f'<div class="keep-mean">{esc(t("u_keep_mean", lang, v=format(s["keep"], ".2f")))}</div>'
-        f'<div class="setting-cols"><div>{lab.caption(t("u_per_token", lang))}{per_token}</div>'
-        f"<div>{picture}{lab.note(hpd)}</div></div></div>"
-    )
-
-
-def fusion_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
-    answers = attempt.get("answers", {})
-    steps = [(k, t(f"u_{k}", lang)) for k in STEP_KEYS]
-    order = [lab.select(f"o{i}", t("u_step", lang, i=i + 1), steps, answers.get(f"o{i}"), lang) for i in range(3)]
-    ask = (
-        lab.question(t("u_order", lang)) + lab.in_order("order", order)
-        + lab.select("keep", t("u_keep_q", lang), lab.bucket_choices("keep", game.KEEP_BUCKETS, lang), answers.get("keep"), lang)
-        + lab.select("reach", t("u_reach_q", lang), lab.bucket_choices("reach", game.REACH_BUCKETS, lang), answers.get("reach"), lang)
-    )  # fmt: skip
-    result, side = note, lab.note(t("u_locked", lang))
-    checked = "stars" in attempt
-    f = fusion_of(level, lang)
-    if checked:
-        result += fusion_result_html(level, lang, progress, attempt, f)
-        switches = (
-            f'<div class="switches"><b>{esc(t("u_switches", lang))}</b>'
-            f'<label><input type="checkbox" data-switch="wo" checked> {esc(t("u_sw_wo", lang))}</label>'
-            f'<label><input type="checkbox" data-switch="res" checked> {esc(t("u_sw_res", lang))}</label></div>'
-        )
-        side = switches + "".join(setting_html(f, w, r, lang) for w in (True, False) for r in (True, False))
-    check = "" if checked else lab.button("check", t("check", lang))
-    main = lab.note(t("computed_on", lang, device=lab.device_label(f["device"], lang))) + ask + lab.checking(
-        level, lang, progress, attempt, check=check, result=result, rule_line=rule_html(level, lang))  # fmt: skip
-    return lab.two_columns("fusion", main, side, side_cls="fusion-lab")
-
-
-def fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt, f: dict) -> str:
-    a = attempt["answers"]
-    steps, keep_b, reach_b = fusion_lesson.answer_key(f, game.KEEP_BUCKETS, game.REACH_BUCKETS)
-    order = " → ".join(t(f"u_{k}", lang) for k in steps)
-    mine = [a[f"o{i}"] for i in range(3)]
-    said = [
-        t("u_order_ok" if mine == steps else "u_order_wrong", lang, order=order, ok=lab.mark(mine == steps, lang)),
-        t("u_keep_res", lang, v=f"{f['keep_without_residual']:.2f}",
-          bucket=" / ".join(lab.bucket_text("keep", b, game.KEEP_BUCKETS, lang) for b in keep_b),
-          mine=lab.bucket_text("keep", int(a["keep"]), game.KEEP_BUCKETS, lang), ok=lab.mark(int(a["keep"]) in keep_b, lang)),
-        t("u_reach_res", lang, n=f"{fusion_lesson.effective_heads(f):.2f}", w=fusion_lesson.weight_heads(f), m=f"{fusion_lesson.weakest_weight(f):.2f}",
-          bucket=lab.bucket_text("reach", reach_b, game.REACH_BUCKETS, lang),
-          mine=lab.bucket_text("reach", int(a["reach"]), game.REACH_BUCKETS, lang), ok=lab.mark(int(a["reach"]) == reach_b, lang)),
-    ]  # fmt: skip
-    return (
-        lab.verdict(t("u_points", lang, p=attempt["points"])) + lab.lines(said)
-        + lab.end(level, lang, progress, int(attempt["stars"]))
-    )  # fmt: skip
-
-
-def check_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
-    if "stars" in attempt:
-        return progress, attempt, ""
-    answers = {f"o{i}": data.get(f"o{i}") for i in range(3)}
-    answers.update(keep=data.get("keep"), reach=data.get("reach"))
-    order = [answers[f"o{i}"] for i in range(3)]
-    if (
-        sorted(map(str, order)) != sorted(STEP_KEYS)
-        or answers["keep"] not in [str(i) for i in range(len(game.KEEP_BUCKETS) + 1)]
-        or answers["reach"] not in [str(i) for i in range(len(game.REACH_BUCKETS) + 1)]
-    ):
-        return progress, attempt, lab.refusal(t("u_bad", lang))
-    steps, keep_b, reach_b = fusion_lesson.answer_key(fusion_of(level, lang), game.KEEP_BUCKETS, game.REACH_BUCKETS)
-    points = int(order == steps) + int(int(answers["keep"]) in keep_b) + int(int(answers["reach"]) == reach_b)
-    earned = min(game.fusion_stars(points), lab.answer_cap(progress, level.id))
-    progress = lab.record(progress, level, 100.0 * points / FUSION_POINTS, earned)
-    return progress, {**attempt, "answers": answers, "points": points, "stars": earned}, ""
 
 
 # --- 3-4 how many heads? ------------------------------------------------------------------------------------------
@@ -367,7 +274,7 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     counts = param_counts(ex.d_model, heads)
     formula = 4 * ex.d_model**2 + 4 * ex.d_model
     row = "".join
-    equal = t("h_all_equal" if set(counts) == {formula} else "h_not_equal", lang)
+    equal = t(findings.pick(heads_lesson.FINDINGS, "params", {"params": counts, "params_formula": formula}), lang)
     params = (
         f'<div class="table-wrap"><table class="params"><caption>{esc(t("h_params_title", lang))}</caption><tbody>'
         f"<tr><th>{esc(t('h_heads', lang))}</th>{row(f'<td>{h}</td>' for h in heads)}</tr>"
@@ -376,11 +283,11 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         f"</tbody></table></div>"
         f'<p class="formula-line">{esc(t("h_formula", lang, d=ex.d_model, n=lab.thousands(formula), eq=equal))}</p>'
     )
+    done = "result" in attempt
     ranking = attempt.get("ranking") or [None] * len(heads)
     choices = [(str(h), f"h = {h}") for h in heads]
-    places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang)
+    places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang, locked=done)
               for i, r in enumerate(ranking)]  # fmt: skip
-    done = "result" in attempt
     go = "" if done else lab.button("train", t("h_go", lang))
     result = note + (heads_result_html(level, lang, progress, attempt) if done else "")
     quiz = facts_quiz.quiz_html(level, lang, attempt) if done or progress["stars"].get(level.id, 0) else ""
@@ -390,8 +297,41 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     )  # fmt: skip
 
 
+def pct(a: float) -> str:
+    return f"{a:.1%}"
+
+
+POINTS = f"{100 * margins.SHARE_MARGIN:g}"  # the documented margin of an accuracy, in points (5)
+
+
+def heads_lines(m: dict, lang: str) -> list[str]:
+    """What the run found, each sentence picked by heads_experiment.FINDINGS from the measured accuracies."""
+    acc, pick = m["accuracy"], lambda group: findings.pick(heads_lesson.FINDINGS, group, m)
+    near = ", ".join(f"h = {h}" for h in m["near_chance"])
+    return [
+        t(pick("few"), lang, best=pct(m["best"]), h=m["few"], a=pct(acc[m["few"]]), k=m["relations"], pts=POINTS),
+        t(pick("more"), lang, top=m["top"], b=pct(m["best"]), g=f"{100 * m['gain']:.1f}", h=m["few"], pts=POINTS),
+        t(pick("chance"), lang, c=pct(m["chance"]), w=m["weakest"], a=pct(acc[m["weakest"]]), hs=near, pts=POINTS),
+    ]
+
+
+def heads_read_html(level: Level, lang: str, progress: dict, attempt: Attempt, m: dict) -> str:
+    """The question read off the accuracy bars (which h is lowest), or, once read, its result, the findings, the end."""
+    if "stars" not in attempt:
+        choices = [(str(h), f"h = {h}") for h in m["accuracy"]]
+        return (
+            lab.question(t("h_read_q", lang)) + lab.asks(lab.select("read", t("h_read_label", lang), choices, None, lang))
+            + lab.check_row(lab.button("check", t("check", lang)))
+        )  # fmt: skip
+    low = min(m["accuracy"].values())
+    line = t("h_read_result", lang, mine=attempt["read"], ok=lab.mark(attempt["read"] in m["lowest"], lang),
+             right=" / ".join(f"h = {h}" for h in m["lowest"]), a=pct(low), g=f"{100 * m['lowest_margin']:.1f}")  # fmt: skip
+    return lab.verdict(line) + lab.lines(heads_lines(m, lang), "lines findings") + lab.end(level, lang, progress, int(attempt["stars"]))
+
+
 def heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> str:
     r = attempt["result"]
+    m = heads_lesson.measured(r)
     device = lab.device_label(r["device"], lang, r.get("threads"))
     head = t("h_result", lang, right=attempt["pairs"][0], total=attempt["pairs"][1], tie=game.TIE)
     colours = {f"h = {h}": c for h, c in zip(r["heads"], HEADS_COLOURS, strict=False)}
@@ -406,13 +346,15 @@ def heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt)
     )  # fmt: skip
     vas = api.facts()["vaswani"]
     paper = ", ".join(f"h = {row['h']}: {row['bleu']:.1f} BLEU" for row in vas["rows"])
-    paper = lab.note(f"{t('h_vaswani', lang, d=vas['d_model'])} {paper}", "vaswani")
+    paper = lab.note(f"{t(findings.pick(heads_lesson.FINDINGS, 'paper', m), lang, d=vas['d_model'])} {paper}", "vaswani")
     accuracy = {str(h): a for h, a in zip(r["heads"], r["final_accuracy"], strict=True)}
-    acc_title = t("h_acc_title", lang, n=r["task"]["eval_size"], chance=format(r["chance"], ".1%"))
+    acc_title = t("h_acc_title", lang, n=r["task"]["eval_size"], chance=pct(r["chance"]))
+    fact = t(findings.pick(heads_lesson.FINDINGS, "lesson", m), lang, h=m["few"], best=pct(m["best"]), pts=POINTS)
     return (
-        lab.verdict(head) + lab.end(level, lang, progress, int(attempt["stars"]))
+        lab.verdict(head) + heads_read_html(level, lang, progress, attempt, m)
         + f'<div class="heads-result"><div class="acc-box" data-accuracy="{esc(json.dumps(accuracy))}">'
-        f"{lab.caption(acc_title)}{acc}</div>{chart}</div>{paper if facts_quiz.paper_answered(level, attempt) else ''}"
+        f'{lab.caption(acc_title)}{acc}</div>{chart}</div><div class="fact-check">{esc(fact)}</div>'
+        f"{paper if facts_quiz.paper_answered(level, attempt) else ''}"
     )
 
 
@@ -426,7 +368,8 @@ def parse_ranking(data: dict, heads: list[int]) -> list[int] | None:
 
 
 def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome | None:
-    """The player's ranking, then the five models trained now (a progress bar while they train), scored."""
+    """The player's ranking, then the five models trained now (a progress bar while they train), its pairs scored;
+    the accuracies are shown now, so this try keeps what it could earn and another try earns at most ★."""
     if "result" in attempt:
         return None
     heads = list(api.EXPERIMENT.heads)
@@ -441,8 +384,24 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict,
     result = api.heads_experiment(progress=report)
     accuracy = dict(zip(result["heads"], result["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
-    earned = min(game.rank_stars(*pairs), lab.answer_cap(progress, level.id))
-    progress = lab.record(progress, level, 100.0 * pairs[0] / max(pairs[1], 1), earned)
-    return progress, {"level": level.id, "ranking": ranking, "result": result, "pairs": list(pairs), "stars": earned}, ""
+    cap = lab.answer_cap(progress, level.id)
+    progress = game.use_hints_up_to(progress, level.id, 2)
+    return progress, {"level": level.id, "ranking": ranking, "result": result, "pairs": list(pairs), "cap": cap}, ""
 
 
+def read_heads(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The question read off the accuracy bars passes the level; the ranking adds the rest of the stars."""
+    if "result" not in attempt or "stars" in attempt:
+        return None
+    heads = attempt["result"]["heads"]
+    try:
+        read = int(str(data.get("read")))
+    except ValueError:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    if read not in heads:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    ok = read in heads_lesson.lowest(attempt["result"])[0]
+    right, total = attempt["pairs"]
+    earned = min(game.read_stars(game.rank_stars(right, total), ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
+    progress = lab.record(progress, level, 100.0 * ok * (1 + right / max(total, 1)) / 2, earned)
+    return progress, {**attempt, "read": read, "stars": earned}, ""

@@ -1,7 +1,7 @@
 """Chapter 4's rooms: 4-1 crystal ball, 4-2 the tower, 4-3 growing up, 4-4 pruning.
 
-The player predicts or picks first; the real computation (dragon.api) runs then and scores it. What the narration
-says about a number is written here from the computation itself. The real model (4-1, 4-2) and 4-3's trained model
+The player predicts or picks first; the real computation (dragon.api) runs then and scores it. What the page says
+about a number is a finding (each lesson's FINDINGS, chosen by ui/findings_text.py on its measured values). The real model (4-1, 4-2) and 4-3's trained model
 (4-4) are loaded the first time their level opens: the panel says so and asks for them ('warm', with progress).
 Every room is built from ui/lab.py's blocks and listed in ui/rooms.py."""
 
@@ -9,7 +9,7 @@ import random
 
 import pandas as pd
 
-from dragon import api, game
+from dragon import api, findings, game
 from dragon.device import best_device
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import growing as growing_lesson
@@ -20,6 +20,7 @@ from dragon.levels import Level
 from . import lab, own_sentence_box
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
+from .findings_text import back, grow_fill, prune_fill, said, tower_fill
 from .heatmap import png_data_uri
 from .lab import Attempt, Outcome, Progress
 from .tensors import attention_strip, row_bars, scaled, words_key
@@ -112,7 +113,7 @@ def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
                  rank=rank, n=len(order), best=best["name"], bw=format(best["weight"], ".2f"))  # fmt: skip
         result += (
             lab.verdict(said, weight=f"{w:.4f}") + lab.end(level, lang, progress, int(attempt.get("stars", 0)))
-            + lab.caption(t("c_row", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"]))
+            + lab.caption(t("c_row", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"], s=f"{r['cls'][li][hi] + r['sep'][li][hi]:.2f}"))
             + row_bars(r["tokens"], r["attention"][li][hi], "#1f4e9c")
         )  # fmt: skip
     try_box = own_sentence_box.try_html(lang, attempt, best) if picked is not None else ""
@@ -144,22 +145,9 @@ def pick(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
 
 
 def tower_lines(tw: dict, lang: str) -> list[str]:
-    """What the measured figures show, in words (each number inserted from the computation)."""
-    f, rows = tw["findings"], tw["per_layer"]
-    dist = " → ".join(f"{p['distance']:.2f}" for p in rows)
-    lines = [
-        t("tw_dist", lang, seq=dist, near=f["nearest_layer"] + 1, far=f["farthest_layer"] + 1, u=f"{tw['uniform_distance']:.2f}"),
-        t("tw_rises" if f["distance_rises_every_layer"] else "tw_not_steady", lang),
-        t("tw_adjacent_one" if rows[f["most_neighbour_heads_layer"]]["neighbour_heads"] == 1 else "tw_adjacent", lang,
-          l=f["most_adjacent_layer"] + 1, p=f"{rows[f['most_adjacent_layer']]['adjacent']:.0%}",
-          k=rows[f["most_neighbour_heads_layer"]]["neighbour_heads"], kl=f["most_neighbour_heads_layer"] + 1),
-    ]  # fmt: skip
-    sink = tower_lesson.sink_layers(tw)
-    if sink is not None:
-        lines.append(t("tw_sink", lang, l=sink[0] + 1, lo=f"{sink[1]:.0%}", hi=f"{sink[2]:.0%}"))
-    shallow_near = f["most_adjacent_layer"] == 0
-    lines.append(t("tw_verdict_yes" if shallow_near else "tw_verdict_no", lang))
-    return lines
+    """What the measured figures show, in words: the tower's findings that hold, each number from the computation."""
+    m = tower_lesson.measured(tw)
+    return said(tower_lesson.FINDINGS, m, lang, **tower_fill(m, lang))
 
 
 def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
@@ -226,7 +214,9 @@ def predict_tower(level: Level, lang: str, progress: dict, attempt: Attempt, dat
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     key = tower_lesson.answer_key(tw)
     points = sum(given[k] in key[k]["accepted"] for k in tower_lesson.PREDICTIONS)
-    return progress, {**attempt, "answers": given, "points": points}, ""
+    cap = lab.answer_cap(progress, level.id)  # the answers are shown now: this try keeps its cap, another earns ★
+    progress = game.use_hints_up_to(progress, level.id, 2)
+    return progress, {**attempt, "answers": given, "points": points, "cap": cap}, ""
 
 
 def read_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
@@ -239,7 +229,7 @@ def read_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read in tower_lesson.answer_key(tw)["nearest"]["accepted"]
     predicted = game.points_stars(attempt["points"], len(tower_lesson.PREDICTIONS))
-    earned = min(game.read_stars(predicted, ok), lab.answer_cap(progress, level.id))
+    earned = min(game.read_stars(predicted, ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
     progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / 4, earned)
     return progress, {**attempt, "read": read, "stars": earned}, ""
 
@@ -285,6 +275,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     order = attempt["order"]
     given = attempt.get("labels", {})
     revealed = "stars" in attempt
+    ask = t("g_question", lang, n=len(snaps), h=run["heads"], k=g.eval_size)
     cards = "".join(snapshot_html(snaps[k], i, lang, revealed, given.get(f"s{i}")) for i, k in enumerate(order))
     done = t("g_done", lang, s=f"{run['seconds']:.1f}", device=lab.device_label(run["device"], lang, run.get("threads")),
              loss=f"{run['final']['loss']:.2f}", acc=f"{run['final']['accuracy']:.0%}")  # fmt: skip
@@ -294,7 +285,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
         result += lab.end(level, lang, progress, int(attempt["stars"])) + grow_charts(run, lang)
     label = "" if revealed else lab.button("stages", t("check", lang))
     return lab.room(
-        "grow", lab.note(setup, "setup"), lab.note(done), lab.question(t("g_question", lang)),
+        "grow", lab.note(setup, "setup"), lab.note(done), lab.question(ask),
         lab.points_rule(lang, len(snaps)), f'<div class="snaps">{cards}</div>',
         lab.checking(level, lang, progress, attempt, check=label, result=result),
     )  # fmt: skip
@@ -315,7 +306,9 @@ def grow_charts(run: dict, lang: str) -> str:
     stages = " · ".join(f"{t('stage_' + s['stage'], lang)}: {t('g_from_step', lang, step=s['step'])}" for s in run["stages"])
     th = run["thresholds"]
     rule = t("g_rule", lang, r=th["random_below"], f=th["faint_below"], s=th["settle_within"])
-    return f'{lab.note(stages)}{lab.note(rule)}<div class="grow-charts">{a}{b}</div>'
+    m = growing_lesson.measured(run)
+    found = said(growing_lesson.FINDINGS, m, lang, skip=("g_question",), **grow_fill(m, lang))
+    return f'{lab.note(stages)}{lab.note(rule)}<div class="grow-charts">{a}{b}</div>' + lab.lines(found, "lines findings")
 
 
 def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome | None:
@@ -351,12 +344,13 @@ def label_stages(level: Level, lang: str, progress: dict, attempt: Attempt, data
 def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
     best = api.prune_best(SEED)
     active = attempt.get("active") or [1] * best["heads"]
-    switches = "".join(lab.switch(f"h{i}", t("p_head", lang, h=i + 1, d=best["offsets"][i]), bool(a)) for i, a in enumerate(active))
+    where = pruning_lesson.measured(best)["positions"]  # each head's favourite offset back, and any second one
+    switches = "".join(lab.switch(f"h{i}", t("p_head", lang, h=i + 1, d=back(where[i])), bool(a)) for i, a in enumerate(active))
     done = "stars" in attempt
     result = note
     m = attempt.get("measured")
     if m:
-        key = "p_reached" if m["reached"] else "p_missed"
+        key = findings.pick(pruning_lesson.TRY_FINDINGS, "goal", m)
         said = t("p_measured", lang, off=m["off"], acc=format(m["accuracy"], ".1%"), kept=format(m["kept"], ".0%"),
                  full=format(m["full_accuracy"], ".1%"))  # fmt: skip
         result += lab.verdict(f"{said} {t(key, lang)}", accuracy=m["accuracy"])
@@ -375,11 +369,10 @@ def prune_answer(best: dict, lang: str, attempt: Attempt) -> str:
     line = t("p_best", lang, most=best["most_off"], n=best["subsets_tried"], patterns=patterns, mine=attempt["measured"]["off"])
     bars = bars_html([(t("p_off_k", lang, k=k), a, "#1f4e9c") for k, a in enumerate(best["best_accuracy_by_off"])],
                      1.0, fmt="{:.1%}")  # fmt: skip
-    a, b = best["redundancy"]["pair"]
-    red = t("p_redundant", lang, a=a + 1, b=b + 1, c=f"{best['redundancy']['cosine']:.2f}",
-            da=best["offsets"][a], db=best["offsets"][b])  # fmt: skip
+    m = pruning_lesson.measured(best)
+    found = said(pruning_lesson.FINDINGS, m, lang, skip=("p_best", "p_head"), **prune_fill(m, lang))
     return (
-        lab.verdict(line, "best-line") + lab.caption(t("p_by_off", lang)) + bars + lab.note(red, "redundancy")
+        lab.verdict(line, "best-line") + lab.caption(t("p_by_off", lang)) + bars + lab.lines(found, "lines findings redundancy")
         + lab.lines([f"{p['source']}: {p['finding'][lang]}" for p in best["papers"]], "lines papers")
     )  # fmt: skip
 

@@ -1,6 +1,7 @@
 """Chapter 5's rooms: 5-1 positions (predict, then the real numbers) and 5-2 the badge.
 
-Every room is built from ui/lab.py's blocks and listed in ui/rooms.py."""
+What 5-1 says about its numbers is dragon/lessons/positions.py's findings, chosen on the measured values. Every room
+is built from ui/lab.py's blocks and listed in ui/rooms.py."""
 
 import base64
 
@@ -11,6 +12,7 @@ from dragon.levels import Level
 
 from . import lab
 from .draw import esc, star_text
+from .findings_text import positions_fill, said
 from .lab import Attempt, Outcome
 from .text import t
 
@@ -57,12 +59,8 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
 
 
 def positions_numbers(p: dict, lang: str) -> str:
-    free = p["max_diff_unpermuted_no_positions"]
-    said = [
-        t("pos_free", lang, d=f"{free:.1e}", inplace=f"{p['max_diff_in_place_no_positions']:.3f}"),
-        t("pos_with", lang, d=f"{p['diff_with_positions']:.3f}"),
-        t("pos_own", lang, d=f"{p['diff_dragon_as_built']:.3f}"),
-    ]
+    m = positions_lesson.measured(p)
+    lines = said(positions_lesson.FINDINGS, m, lang, skip=("pos_setup",), **positions_fill(m, lang))
     tables = [
         (t("pos_t_free", lang, text=p["text_a"]), p["tokens_a"], p["preview_a"]),
         (t("pos_t_free", lang, text=p["text_b"]), p["tokens_b"], p["preview_b"]),
@@ -71,7 +69,7 @@ def positions_numbers(p: dict, lang: str) -> str:
     ]
     shown = "".join(f"<div>{lab.caption(title)}{numbers_table(tokens, rows)}</div>" for title, tokens, rows in tables)
     return (
-        lab.lines(said, "lines pos-lines") + f'<div class="pos-tables">{shown}</div>'
+        lab.lines(lines, "lines pos-lines") + f'<div class="pos-tables">{shown}</div>'
         + lab.question(t("pos_next", lang), "next-question")
     )  # fmt: skip
 
@@ -85,7 +83,9 @@ def predict_positions(level: Level, lang: str, progress: dict, attempt: Attempt,
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     truth = positions_lesson.answer_key(api.positions(level.text[lang], lang))
     points = sum(given[k] == v for k, v in truth.items())
-    return progress, {**attempt, "answers": given, "points": points}, ""
+    cap = lab.answer_cap(progress, level.id)  # the answers are shown now: this try keeps its cap, another earns ★
+    progress = game.use_hints_up_to(progress, level.id, 2)
+    return progress, {**attempt, "answers": given, "points": points, "cap": cap}, ""
 
 
 def read_positions(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
@@ -99,7 +99,7 @@ def read_positions(level: Level, lang: str, progress: dict, attempt: Attempt, da
     if not 0 <= read <= len(positions_lesson.READ_EDGES):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == positions_lesson.reading_answer(api.positions(level.text[lang], lang))
-    earned = min(game.read_stars(game.points_stars(attempt["points"], 2), ok), lab.answer_cap(progress, level.id))
+    earned = min(game.read_stars(game.points_stars(attempt["points"], 2), ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
     progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / 3, earned)
     return progress, {**attempt, "read": read, "stars": earned}, ""
 

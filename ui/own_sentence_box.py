@@ -1,11 +1,12 @@
 """4-1's own-sentence box: the player's sentence, a pronoun in it and the word they say it means; the real head
 found on the lesson's sentence is judged there (right / wrong / unsure, from its numbers), our dragon's rule-built
-Context head beside it. No stars: the level was won by the pick."""
+Context head beside it. No stars: the level was won by the pick. Every sentence about the numbers is one of
+dragon/lessons/own_sentence.py's findings, chosen on its measured values."""
 
-from dragon import api
+from dragon import api, findings
 from dragon.lessons import crystal_ball as crystal_lesson
-from dragon.lessons.own_sentence import MARGIN, SentenceError, judge, own_sentence, remark
-from dragon.lessons.wordpiece import normalise
+from dragon.lessons import own_sentence as sentence_lesson
+from dragon.lessons.own_sentence import MARGIN, SentenceError, judge, own_sentence
 from dragon.levels import PRONOUNS, Level
 
 from . import lab
@@ -33,31 +34,26 @@ def try_html(lang: str, attempt: Attempt, best: dict) -> str:
     )
 
 
+CONTEXT = {f.key for f in sentence_lesson.FINDINGS if f.group == "context"}  # said apart, under our dragon's bars
+
+
 def verdict_line(lang: str, mine: dict, head: str) -> str:
-    """The head judged against the word the player meant, its confidence read off the numbers."""
-    j = mine["judged"]
+    """The head judged against the word the player meant, its confidence read off the numbers: the verdict, then
+    every remark of the findings that holds (mostly, the last of several, the nearest tagged noun)."""
+    j, m = mine["judged"], sentence_lesson.measured(mine)
     values = {"head": head, "word": mine["word"], "top": j["top"], "w": f"{j['top_w']:.2f}", "second": j["second"],
               "w2": f"{j['second_w']:.2f}", "m": f"{j['margin']:.2f}", "margin": f"{MARGIN:.2f}", "s": f"{j['specials']:.2f}",
-              "ref": j["referent"], "rw": f"{j['referent_w']:.2f}"}  # fmt: skip
-    key = {"right": "c_v_right", "wrong": "c_v_wrong"}.get(j["verdict"], f"c_v_{j['reason']}")
-    says = t(key, lang, **values)
-    if j["sure"] and j["mostly"]:
-        says += " " + t("c_v_mostly", lang, top=j["top"])
-    if mine.get("times", 1) > 1:
-        says += " " + t("c_try_last", lang, n=mine["times"], word=mine["word"])
-    said = remark(mine, j)
-    if said is not None:
-        says += " " + t(f"c_try_{said[0]}", lang, **said[1])
-    return says
+              "ref": j["referent"], "rw": f"{j['referent_w']:.2f}", "n": mine["times"], "noun": mine["nearest_noun"]}  # fmt: skip
+    keys = [findings.pick(sentence_lesson.FINDINGS, "verdict", m)]
+    keys += [k for k in findings.shown(sentence_lesson.FINDINGS, m) if k not in keys and k not in CONTEXT]
+    return " ".join(t(k, lang, **values) for k in keys)
 
 
 def try_result(lang: str, mine: dict, best: dict) -> str:
     says = verdict_line(lang, mine, best["name"])
-    speaks = mine["context_w"] >= MARGIN
-    ref = mine["judged"]["referent"]
-    agrees = normalise(mine["context_top"]) == normalise(ref)
-    key = "c_try_context_none" if not speaks else "c_try_context_right" if agrees else "c_try_context_wrong"
-    ctx = t(key, lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}", ref=ref)
+    key = findings.pick(sentence_lesson.FINDINGS, "context", sentence_lesson.measured(mine))
+    ctx = t(key, lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}", ref=mine["judged"]["referent"],
+            margin=f"{MARGIN:.2f}", sink=f"{mine['context_sink']:.2f}")  # fmt: skip
     rows = [(w, v, "#1f4e9c") for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)) if j != mine["position"]]
     rows.append((t("c_specials", lang), mine["specials"], "#8e9aa6"))
     real = bars_html(rows, 1.0, fmt="{:.2f}", cls="cb-row")  # the same absolute scale as our dragon's bars

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dragon import game
 from dragon.levels import Level, get_level
 
-from . import chapter3, chapter4, chapter5, facts_quiz, lab, own_sentence_box
+from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box
 from .draw import esc
 from .lab import Action, Attempt, Outcome, Progress, Room
 from .session import EventData, Saved, State, session_of
@@ -22,8 +22,10 @@ ROOMS: dict[str, Room] = {
     "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
     "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race, progress=True, timed=True),
                                        "check": Action(chapter3.check_race)}),
-    "fusion": Room(chapter3.fusion_panel, {"check": Action(chapter3.check_fusion)}),
+    "fusion": Room(fusion_room.fusion_panel, {"predict": Action(fusion_room.predict_fusion),
+                                              "check": Action(fusion_room.read_fusion)}),
     "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train, progress=True, timed=True),
+                                         "check": Action(chapter3.read_heads),
                                          "quiz": Action(facts_quiz.check, scored=False)}),
     # chapter 4: the real pretrained model, and heads trained live
     "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick),

@@ -75,19 +75,33 @@ class Bert(nn.Module):
         self.norm = nn.LayerNorm(cfg.d_model, eps=cfg.eps)
         self.layers = nn.ModuleList(Layer(cfg) for _ in range(cfg.n_layers))
 
-    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """ids (B, T) of one unpadded sentence each → last hidden states (B, T, d), attention (B, L, h, T, T)."""
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids (B, T) → the first layer's input (B, T, d): word + position + segment embeddings, LayerNorm."""
         T = ids.shape[1]
         if T > self.cfg.max_positions:
             raise ValueError(f"at most {self.cfg.max_positions} word pieces, not {T}")
         positions = torch.arange(T, device=ids.device)  # (T,)
-        x = self.word(ids) + self.position(positions) + self.segment(torch.zeros_like(ids))  # (B, T, d)
-        x = self.norm(x)
+        return self.norm(self.word(ids) + self.position(positions) + self.segment(torch.zeros_like(ids)))  # (B, T, d)
+
+    def forward(self, ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """ids (B, T) of one unpadded sentence each → last hidden states (B, T, d), attention (B, L, h, T, T)."""
+        x = self.embed(ids)
         maps = []
         for layer in self.layers:
             x, w = layer(x)
             maps.append(w)
         return x, torch.stack(maps, dim=1)  # (B, T, d), (B, L, h, T, T)
+
+    def value_norms(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids (1, T) → (L, h, T): the length of every piece's value vector in every head of every layer (what a
+        head adds to its output per unit of attention it gives that piece, before W^O)."""
+        x, out = self.embed(ids), []
+        for layer in self.layers:
+            att = layer.attention
+            v = att.in_proj(x)[0, :, 2 * att.d_model :]  # (T, d) the V part of the packed projection
+            out.append(v.view(v.shape[0], att.n_heads, att.d_head).norm(dim=-1).T)  # (h, T)
+            x, _ = layer(x)
+        return torch.stack(out)  # (L, h, T)
 
 
 def read_safetensors(path: Path) -> dict[str, torch.Tensor]:

@@ -1,5 +1,6 @@
 """4-1 Crystal ball: a real pretrained all-MiniLM-L6-v2 (6 layers × 12 heads), read offline from its PyPI package
-into our own BERT encoder; one word's attention in all 72 heads, word pieces merged back into words."""
+into our own BERT encoder; one word's attention in all 72 heads, word pieces merged back into words; what the page
+says of it, as findings."""
 
 import functools
 import importlib.metadata
@@ -13,6 +14,7 @@ from pathlib import Path
 import torch
 
 from ..analyze import rounded
+from ..findings import Finding
 from .bert import Bert, load_bert
 from .wordpiece import SPECIALS, Word, WordPiece, normalise
 
@@ -207,3 +209,26 @@ def crystal_ball(text: str, word: str, target: str | None = None) -> dict:
         "load_seconds": round(load_seconds(), 3),
         "device": "cpu",
     }
+
+
+def measured(r: dict) -> dict:
+    """What 4-1's sentences are about, from crystal_ball's result with a target: the model's size, the word the best
+    head sends the word to most (among the other words), and how far each head's row over the words plus its
+    [CLS]/[SEP] parts is from summing to 1 (the page shows the words and names the rest as [CLS]/[SEP])."""
+    b = r["best"]
+    row = r["attention"][b["layer"]][b["head"]]
+    top = max((v, j) for j, v in enumerate(row) if j != r["position"])[1]
+    gaps = [abs(sum(r["attention"][li][hi]) + r["cls"][li][hi] + r["sep"][li][hi] - 1)
+            for li in range(r["layers"]) for hi in range(r["heads"])]  # fmt: skip
+    return {"layers": r["layers"], "heads": r["heads"], "best_top": r["tokens"][top],
+            "target": r["target"]["token"] if r["target"] else None, "row_gap": max(gaps)}  # fmt: skip
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("4-1.story", lambda m: (m["layers"], m["heads"]) == (6, 12), "6 layers of 12 heads: 72 maps",
+            always=True),
+    Finding("4-1.why", lambda m: m["best_top"] == m["target"], "the head found sends the word most to the target, "
+            "of all the other words", always=True),
+    Finding("c_row", lambda m: m["row_gap"] < 2e-3, "a row is its words plus [CLS]/[SEP] (the rest of it, as said)",
+            always=True),
+)

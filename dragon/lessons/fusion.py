@@ -7,11 +7,15 @@ from ..analyze import rounded
 from ..attention import MultiHeadAttention
 from ..config import HEADS
 from ..engine import Reading
-from ..margins import accepted_buckets, bucket
+from ..findings import Finding
+from ..margins import SHARE_MARGIN, accepted_buckets, bucket
 from .slices import head_weights
 
 STEPS = ("concat", "w_o", "residual")  # the order the block applies them
 DECIMALS = 4
+KEEP_EDGES = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (game.KEEP_BUCKETS)
+REACH_EDGES = (2, 5)  # heads reaching an output number: 1 "one", 2–4 "a few", 5+ "all of them" (game.REACH_BUCKETS)
+FEW = REACH_EDGES[1]  # "a few" heads: 2 to FEW - 1
 
 
 def head_outputs(mha: MultiHeadAttention, reading: Reading) -> torch.Tensor:
@@ -153,3 +157,104 @@ def answer_key(f: dict, keep_edges: tuple[float, ...], reach_edges: tuple[float,
     cosine without the residual, and the bucket of how many heads have weights into each output number."""
     keep = accepted_buckets(f["keep_without_residual"], keep_edges)
     return f["steps"], keep, bucket(weight_heads(f), reach_edges)
+
+
+def read_counts(f: dict, w_o: bool = False) -> tuple[list[int], float]:
+    """3-3's reading of the switches picture: how many heads reach each output number (the dims anything reaches)
+    with W^O on or off, and the margin that decides it: the smallest share of a head counted minus the largest share
+    of a head not counted, over the dims (1.0 with W^O off: one head holds all of a number, the others nothing)."""
+    reach = torch.tensor(f["reach"]["w_o_on" if w_o else "w_o_off"])  # (h, d)
+    live = reach[:, reach.sum(dim=0) > 0.5]  # (h, dims reached)
+    counted = live >= REACH_MIN
+    counts = counted.sum(dim=0)
+    low = torch.where(counted, live, torch.ones_like(live)).min(dim=0).values
+    high = torch.where(counted, torch.zeros_like(live), live).max(dim=0).values
+    return counts.tolist(), float((low - high).min()) if counts.numel() else 0.0
+
+
+def read_answer(f: dict, edges: tuple[float, ...]) -> int | None:
+    """The reach bucket of 3-3's reading (W^O off: how many heads reach each output number), or None if the output
+    numbers do not all fall in one bucket (then the question would have no single answer)."""
+    buckets = {bucket(n, edges) for n in read_counts(f)[0]}
+    return buckets.pop() if len(buckets) == 1 else None
+
+
+# --- what 3-3 says about a measurement, as data (dragon/findings.py): each sentence with what makes it true ---
+
+
+def measured(f: dict) -> dict:
+    """The values 3-3's sentences are about, read off one fusion() result."""
+    on = torch.tensor(f["reach"]["w_o_on"])  # (h, d)
+    h = on.shape[0]
+    live = on.sum(dim=0) > 0.5
+    off_counts, off_margin = read_counts(f, w_o=False)
+    setting = {(s["w_o"], s["residual"]): s for s in f["switches"]}
+    top = on[:, live].sort(dim=0, descending=True).values  # (h, dims) shares, largest first
+    return {
+        "h": h,
+        "keep_with": f["keep_with_residual"],
+        "keep_without": f["keep_without_residual"],
+        "keep_without_setting": setting[True, False]["keep"],  # the same number, as the switches show it
+        "keep_buckets": accepted_buckets(f["keep_without_residual"], KEEP_EDGES),
+        "keep_per_token_with": f["keep_per_token_with_residual"],
+        "keep_residual_off": [setting[w, False]["keep"] for w in (True, False)],  # W^O on and off
+        "weight_heads": weight_heads(f),  # fewest heads with weights into any one output number
+        "weakest_weight": weakest_weight(f),
+        "effective": effective_heads(f),
+        "effective_off": f["heads_per_dim"]["w_o_off"],
+        "silent": [i for i in range(h) if float(on[i].max()) < REACH_MIN],  # heads that send nothing to any number
+        "little": float((on[:, live] < SHARE_MARGIN).sum(dim=0).float().mean()),  # heads under 5 % of a number, mean
+        "top_few": float(top[: FEW - 1].sum(dim=0).mean()),  # the share the FEW - 1 = 4 largest hold, mean
+        "off_counts": off_counts,  # heads reaching each number with W^O off
+        "off_margin": off_margin,
+        "weight_off_one_hot": bool((torch.tensor(f["weight_reach"]["w_o_off"]).max(dim=0).values == 1).all()),
+    }
+
+
+def near_zero(v: float) -> bool:
+    """A cosine "near 0": inside the "almost nothing" answer, on either side of 0."""
+    return abs(v) < KEEP_EDGES[0]
+
+
+def residual_keeps(m: dict) -> bool:
+    """The lesson's "the residual keeps the original information": with it most is kept, without it clearly less."""
+    return m["keep_with"] >= KEEP_EDGES[1] and m["keep_with"] - m["keep_without"] >= SHARE_MARGIN
+
+
+def few_and_silent(m: dict) -> bool:
+    """On this text only a few heads, in effect, make up each number, and some heads send nothing at all."""
+    return m["effective"] <= m["h"] / 2 and bool(m["silent"])
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("u_keep_res", lambda m: m["keep_without"] == m["keep_without_setting"]
+            and bucket(m["keep_without"], KEEP_EDGES) in m["keep_buckets"],
+            "residual off: the mean cosine shown (the switches' setting) and its answer bucket", always=True),
+    Finding("u_reach_res", lambda m: m["weight_heads"] >= 1 and m["weakest_weight"] >= REACH_MIN,
+            "W^O on: every output number has weights from that many heads, the weakest holding that share",
+            always=True),
+    Finding("u_reach_few", few_and_silent,
+            "on this text only a few heads, in effect, make up each number, and some heads send nothing",
+            group="reach"),
+    Finding("u_reach_many", lambda m: not few_and_silent(m),
+            "on this text that many heads, in effect, make up each number", group="reach"),
+    Finding("u_hpd", lambda m: m["little"] > m["h"] / 2, "most heads send under 5 % of an output number", group="hpd"),
+    Finding("u_hpd_even", lambda m: m["little"] <= m["h"] / 2, "most heads send 5 % or more of an output number",
+            group="hpd"),
+    Finding("u_hpd_off", lambda m: set(m["off_counts"]) == {1} and m["off_margin"] >= 1 - 1e-6
+            and m["effective_off"] == 1.0 and m["weight_off_one_hot"],
+            "W^O off: each output number comes from exactly one head", always=True),
+    Finding("u_fact_kept", residual_keeps, "the lesson's claim holds: the residual keeps most of each token's input",
+            group="fact"),
+    Finding("u_fact_lost", lambda m: not residual_keeps(m), "the residual did not keep what the lesson says",
+            group="fact"),
+    Finding("why:3-3:mix", lambda m: m["weight_heads"] == m["h"],
+            "the why: every output number has some weight from every head", always=True),
+    Finding("why:3-3:few", lambda m: 2 <= m["effective"] < FEW and m["top_few"] > 0.5,
+            "the why: on the text a few heads, in effect, make up most of each output number", always=True),
+    Finding("why:3-3:near_zero", lambda m: all(near_zero(v) for v in m["keep_residual_off"]),
+            "the why: without the residual the output hardly resembles the input (|mean cosine| < 0.2)",
+            always=True),
+    Finding("why:3-3:keeps", lambda m: min(m["keep_per_token_with"]) >= KEEP_EDGES[1],
+            "the why: with the residual each word keeps most of what it was (every cosine ≥ 0.6)", always=True),
+)  # fmt: skip

@@ -1,6 +1,8 @@
 """4-3 Growing up: an eight-head attention trained live from random weights on six relations at once; snapshots of
-every head's map, the loss curve, and each head's specialisation (its share of attention on one relative offset)."""
+every head's map, the loss curve, and each head's specialisation (its share of attention on one relative offset);
+what the page says of a run, as findings."""
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -9,6 +11,7 @@ import torch
 
 from ..analyze import rounded
 from ..device import best_device
+from ..findings import Finding, Measured
 from ..gpu import on_gpu
 from ..shared import once
 from .heads_experiment import Experiment, Reader, loss_of, sample, threads
@@ -21,6 +24,9 @@ FAINT_BELOW = 0.35  # faint: s < 0.35, favourite offsets show but most attention
 SETTLE = 0.02  # settled: s ≥ 0.35 and within 0.02 of where the run ends (it has stopped changing); else clear
 STAGES = ("random", "faint", "clear", "settled")
 MIN_STEPS, MAX_STEPS = 30, 3000  # at least heads_experiment's 30 curve points
+SPLIT = 0.25  # a head "splits" when its second favourite offset holds at least a quarter of its attention
+MOSTLY = 0.5  # a head "favours one position" when its favourite holds at least half of its attention
+DIP = 0.01  # the mean specialisation "grows" when no evaluation point falls more than this below the one before
 DECIMALS = 4
 
 
@@ -177,6 +183,7 @@ def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.de
         "accuracy": [round(p["accuracy"], DECIMALS) for p in points],
         "specialisation": [round(s, DECIMALS) for s in spec],  # the heads' mean share on their favourite offset
         "specialisation_by_head": rounded(torch.stack([p["by_head"] for p in points]), DECIMALS),  # (points, h)
+        "offsets_by_head": torch.stack([p["offsets"] for p in points]).tolist(),  # (points, h) favourite offsets
         "stage": labels,
         "stages": [{"stage": s, "step": points[i]["step"], "point": i} for s, i in first.items()],
         "thresholds": {"random_below": RANDOM_BELOW, "faint_below": FAINT_BELOW, "settle_within": SETTLE},
@@ -199,6 +206,7 @@ def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.de
             "accuracy": round(last["accuracy"], DECIMALS),
             "offsets": last["offsets"].tolist(),
             "by_head": rounded(last["by_head"], DECIMALS),
+            "profile": rounded(offset_profile(last["maps"]), DECIMALS),  # (h, T) each head's share on each offset
         },
         "device": str(device),
         "seconds": round(seconds, 3),
@@ -252,3 +260,57 @@ def card_margin(run: dict, cards: list[dict], i: int) -> float:
     s = cards[i]["specialisation"]
     gap = min((abs(s - c["specialisation"]) for j, c in enumerate(cards) if j != i), default=float("inf"))
     return gap if cards[i]["stage"] == "settled" else min(typical(run, cards[i]), gap)
+
+
+def switches(run: dict, from_share: float = FAINT_BELOW) -> dict[int, list[int]]:
+    """head → the favourite offsets it went through (each change kept) from the first evaluation point at which its
+    favourite held at least `from_share` of its attention to the end, for every head whose favourite changed then."""
+    out = {}
+    for h in range(run["heads"]):
+        path: list[int] = []
+        for share, offsets in zip(run["specialisation_by_head"], run["offsets_by_head"], strict=True):
+            if (path or share[h] >= from_share) and (not path or path[-1] != offsets[h]):
+                path.append(offsets[h])
+        if len(path) > 1:
+            out[h] = path
+    return out
+
+
+def measured(run: dict) -> dict:
+    """What 4-3's sentences are about: the cards, the loss and specialisation curves, each head's two favourite
+    offsets at the end, and which heads changed their favourite after it held FAINT_BELOW of their attention."""
+    cards = stage_snapshots(run)
+    profile = torch.tensor(run["final"]["profile"])  # (h, T)
+    share, offset = profile.topk(2, dim=1)  # (h, 2) each
+    spec = run["specialisation"]
+    return {
+        "heads": run["heads"], "relations": len(run["relations"]), "cards": len(cards),
+        "card_steps": [c["step"] for c in cards], "card_maps": [len(c["maps"]) for c in cards],
+        "first_stage": run["stage"][0], "loss": (run["loss"][0], run["loss"][-1]), "spec": spec,
+        "largest_dip": max((a - b for a, b in itertools.pairwise(spec)), default=0.0),
+        "top": [(int(o[0]), float(v[0])) for o, v in zip(offset, share, strict=True)],
+        "second": [(int(o[1]), float(v[1])) for o, v in zip(offset, share, strict=True)],
+        "switches": switches(run), "from_share": FAINT_BELOW, "split": SPLIT, "eval_size": Growth().eval_size,
+    }  # fmt: skip
+
+
+def _splits(m: Measured) -> list[int]:
+    return [h for h, (_, v) in enumerate(m["second"]) if v >= m["split"]]
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("4-3.story", lambda m: m["heads"] == 8 and m["relations"] == 6 and m["first_stage"] == "random",
+            "8 heads, six relations, and the run starts random", always=True),
+    Finding("g_question", lambda m: m["cards"] == len(set(m["card_steps"])) >= 2
+            and all(n == m["heads"] for n in m["card_maps"]),
+            "the n cards come from n different steps, and each holds one map per head", always=True),
+    Finding("g_kept", lambda m: not m["switches"], "no head changed its favourite offset after that offset held "
+            "FAINT_BELOW of its attention", group="offsets"),
+    Finding("g_switched", lambda m: bool(m["switches"]), "some head changed its favourite offset after its favourite "
+            "held FAINT_BELOW of its attention", group="offsets"),
+    Finding("g_split", lambda m: bool(_splits(m)), "some head's second favourite offset holds ≥ SPLIT at the end"),
+    Finding("4-3.why", lambda m: m["loss"][1] < m["loss"][0] / 10 and m["spec"][-1] >= 5 * m["spec"][0]
+            and m["largest_dip"] <= DIP and sum(v >= MOSTLY for _, v in m["top"]) > m["heads"] / 2,
+            "the loss fell tenfold, the mean specialisation grew fivefold with no dip over DIP, and most heads give "
+            "their favourite offset at least half of their attention", always=True),
+)

@@ -8,6 +8,7 @@ from ..analyze import rounded
 from ..attention import MultiHeadAttention
 from ..config import HEADS
 from ..engine import Reading
+from ..findings import Finding
 from ..margins import SHARE_MARGIN, accepted_best, accepted_buckets
 from .slices import head_weights
 
@@ -86,3 +87,42 @@ def answers(m: dict, share_edges: tuple[float, ...]) -> tuple[list[int], list[in
     share, and every share bucket within 5 points of the winner's measured share."""
     weights = dict(enumerate(m["weights"]))
     return accepted_best(weights, SHARE_MARGIN), accepted_buckets(max(m["weights"]), share_edges)
+
+
+# --- what 3-1 says about its rounds, as data (dragon/findings.py): each sentence with what makes it true ---
+
+SAME_ROW = 1e-5  # the formula's softmax row and the game's map agree to this (max abs difference)
+
+
+def measured(rounds: list[dict], row_diffs: list[float]) -> dict:
+    """The values 3-1's sentences are about, read off the level's rounds (head_math results) and how far each
+    round's softmax row is from the engine's own map."""
+    def gap(m: dict) -> float:
+        top = sorted(m["scores"], reverse=True)
+        return top[0] - top[1]
+
+    by_gap = sorted(rounds, key=gap)
+    sink = [m for m in rounds if m["winner_key"] == SINK]
+    return {
+        "winner_is_top_score": all(m["scores"][m["winner"]] == max(m["scores"]) for m in rounds),
+        "shares_by_gap": [max(m["weights"]) for m in by_gap],
+        "sink_rounds": len(sink),
+        "sink_output": max((m["output_norm"] for m in sink), default=0.0),
+        "largest_output": max(m["output_norm"] for m in rounds),
+        "row_diff": max(row_diffs),
+        "sink_value": max(abs(v) for m in rounds for v in m["v"][0]),  # the sink's value row, every round
+    }
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("same_map", lambda m: m["row_diff"] < SAME_ROW, "the formula's softmax row is the game's map row",
+            always=True),
+    Finding("f_sink", lambda m: m["sink_value"] == 0, "the sink's value is 0", always=True),
+    Finding("why:3-1:order", lambda m: m["winner_is_top_score"], "the why: the key with the largest score wins",
+            always=True),
+    Finding("why:3-1:gap", lambda m: m["shares_by_gap"] == sorted(m["shares_by_gap"]),
+            "the why: the wider the gap to the runner-up, the bigger the winner's share (over the rounds)",
+            always=True),
+    Finding("why:3-1:sink", lambda m: m["sink_rounds"] > 0 and m["sink_output"] < 0.05 * m["largest_output"],
+            "the why: a head with nothing to say parks on the sink, and its output is almost nothing", always=True),
+)  # fmt: skip

@@ -14,6 +14,8 @@ from torch.nn import functional as F
 
 from ..attention import MultiHeadAttention
 from ..device import best_device
+from ..findings import Finding
+from ..margins import SHARE_MARGIN, accepted_best, lead
 from .facts import mha_params
 
 if TYPE_CHECKING:
@@ -181,3 +183,82 @@ def curves_frame(result: dict) -> "pd.DataFrame":
             for s, v in zip(result["curves"]["step"], curve, strict=True)
         ]
     )
+
+
+# --- what 3-4 says about a run, as data (dragon/findings.py): each sentence with the condition that makes it true ---
+
+
+def lowest(result: dict) -> tuple[list[int], float]:
+    """3-4's reading of the accuracy bars: the h with the lowest accuracy (every h within 5 points of the lowest is
+    accepted) and the margin that decides it (how far the next accuracy stands above the accepted ones)."""
+    acc = dict(zip(result["heads"], result["final_accuracy"], strict=True))
+    accepted = accepted_best(acc, SHARE_MARGIN, most=False)
+    return accepted, lead(acc, accepted, most=False)
+
+
+def measured(result: dict) -> dict:
+    """The values 3-4's sentences are about, read off one run."""
+    acc = dict(zip(result["heads"], result["final_accuracy"], strict=True))
+    best = max(acc.values())
+    few = min(h for h, a in acc.items() if a >= best - SHARE_MARGIN)  # the fewest heads within 5 points of the best
+    top = max(acc, key=lambda h: (acc[h], -h))  # the most accurate (the fewer heads on a tie)
+    weakest = min(acc, key=lambda h: (acc[h], h))
+    low, low_margin = lowest(result)
+    return {
+        "accuracy": acc,
+        "params": result["params"],
+        "params_formula": result["params_formula"],
+        "relations": len(result["task"]["relations"]),
+        "chance": result["chance"],
+        "best": best,
+        "top": top,
+        "few": few,
+        "gain": acc[top] - acc[few],  # what more heads than `few` still added
+        "weakest": weakest,
+        "lowest": low,  # the accepted answers of the reading
+        "lowest_margin": low_margin,
+        "one_clearly_worst": 1 in acc and low == [1] and low_margin >= SHARE_MARGIN,
+        "plateau": all(a >= best - SHARE_MARGIN for h, a in acc.items() if h >= few),  # from `few` heads on, a tie
+        "near_chance": [h for h, a in acc.items() if a < result["chance"] + SHARE_MARGIN],
+    }
+
+
+LESSON_TOO_FEW = 4  # the lesson: "too few heads (say 2–4): limited power, they cannot catch enough patterns"
+
+
+def paper_shape(m: dict) -> bool:
+    """Vaswani et al.'s shape: one head clearly worst, then a tie (within 5 points) from a few heads on."""
+    return m["one_clearly_worst"] and m["plateau"]
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("h_all_equal", lambda m: set(m["params"]) == {m["params_formula"]},
+            "every model has 4·d² + 4·d parameters in its attention block", group="params"),
+    Finding("h_not_equal", lambda m: set(m["params"]) != {m["params_formula"]},
+            "the models' parameter counts differ", group="params"),
+    Finding("h_few_fewer", lambda m: m["few"] < m["relations"],
+            "fewer heads than the task has relations came within 5 points of the best", group="few"),
+    Finding("h_few_more", lambda m: m["few"] >= m["relations"],
+            "only as many heads as relations, or more, came within 5 points of the best", group="few"),
+    Finding("h_more_gain", lambda m: m["top"] > m["few"] and m["gain"] > 0,
+            "a model with more heads than the fewest within 5 points was still more accurate", group="more"),
+    Finding("h_more_none", lambda m: m["top"] == m["few"],
+            "no model with more heads was more accurate than the fewest within 5 points of the best", group="more"),
+    Finding("h_fact_few", lambda m: m["few"] <= LESSON_TOO_FEW,
+            "against the lesson: a model of 2–4 heads came within 5 points of the best", group="lesson"),
+    Finding("h_fact_many", lambda m: m["few"] > LESSON_TOO_FEW,
+            "as the lesson says: it took more than 4 heads to come within 5 points of the best", group="lesson"),
+    Finding("h_chance", lambda m: not m["near_chance"], "every model beat guessing by more than 5 points",
+            group="chance"),
+    Finding("h_chance_not", lambda m: bool(m["near_chance"]),
+            "some model did no better than guessing (within 5 points)", group="chance"),
+    Finding("h_vaswani", paper_shape, "the paper's shape: one head clearly worst, then a tie from a few heads on",
+            group="paper"),
+    Finding("h_vaswani_cmp", lambda m: not paper_shape(m),
+            "the paper's numbers, with no claim about their shape against ours", group="paper"),
+    Finding("why:3-4:params", lambda m: set(m["params"]) == {m["params_formula"]},
+            "the why: the number of heads does not change the parameter count", always=True),
+    Finding("why:3-4:one", lambda m: m["one_clearly_worst"],
+            "the why: several relations at once are hard for one head (its accuracy the lowest by 5 points or more)",
+            always=True),
+)  # fmt: skip

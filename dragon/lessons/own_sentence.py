@@ -1,16 +1,21 @@
 """4-1's own sentence: the real model's chosen head on a pronoun in the player's sentence, beside our dragon's
-Context head on the same word, and the nearest noun before it (the dragon's own part-of-speech tags)."""
+Context head on the same word, and the nearest noun before it (the dragon's own part-of-speech tags); what the page
+says of them, as findings."""
 
+import functools
 import unicodedata
 
 from ..analyze import analyze
 from ..engine import default_dragon
+from ..findings import Finding, Measured
+from ..levels import load_levels
 from . import crystal_ball
 from .wordpiece import normalise
 
 SHOWN_WORDS = 10  # an error lists at most this many of the sentence's words, then "…"
 MARGIN = 0.05  # a share decides only by a clear margin: the top word must beat the next word by 5 points
 MOSTLY = 0.5  # "mostly" is said only of a word that takes at least half of the whole row ([CLS]/[SEP] included)
+SINK = 0.5  # our dragon's Context head "looks at its sink" when at least half of the word's row goes there
 VERDICTS = ("right", "wrong", "unsure")
 
 
@@ -69,9 +74,12 @@ def own_sentence(text: str, word: str, best: dict) -> dict:
     dq = same[-1] if same else None
     ctx = d["attention"][d["heads"].index("context")][dq] if dq is not None else [0.0] * len(tokens)
     ctx_top = max(((v, j) for j, v in enumerate(ctx) if j != dq), default=(0.0, 0))
+    sink = d["sink"][d["heads"].index("context")][dq] if dq is not None else 0.0
     tags = default_dragon().read(text, "en").analysis.tokens
     nouns = [tok.text for tok in tags[:dq] if tok.pos == "noun"] if dq is not None else []
+    later = [tok.text for tok in tags[dq + 1 :] if tok.pos == "noun"] if dq is not None else []
     return {
+        "context_sink": sink, "later_nouns": later,
         "text": text, "word": words[q], "tokens": words, "row": row, "top": words[top_j],
         "top_w": top_v, "position": q, "dragon_tokens": tokens, "context": ctx,
         "context_top": tokens[ctx_top[1]] if tokens else "", "context_w": ctx_top[0],
@@ -129,15 +137,71 @@ def judge(mine: dict, referent: str | None = None) -> dict:
     return out
 
 
-def remark(mine: dict, judged: dict) -> tuple[str, dict] | None:
-    """What can be said of the head's top word beside the nearest noun before the pronoun (by the dragon's own
-    part-of-speech tags), when the head is sure of it: it is that noun ('nearest'), a noun further back ('past'),
-    or not a noun ('other'). None when the head is unsure or the sentence has no noun before the word."""
-    noun, top = mine.get("nearest_noun"), judged["top"]
-    if not judged["sure"] or not noun:
-        return None
-    if normalise(noun) == normalise(top):
-        return "nearest", {"noun": noun}
-    if normalise(top) in {normalise(n) for n in mine.get("nouns", [])}:
-        return "past", {"noun": noun, "top": top}
-    return "other", {"noun": noun, "top": top}
+@functools.cache
+def lesson_case() -> dict:
+    """4-1's own sentence read as a player's: the pronoun's target, the nearest tagged noun before it, and the word
+    the level's head sends the pronoun to most."""
+    level = next(lv for c in load_levels() for lv in c.levels if lv.kind == "crystal")
+    (word, target), text = level.ask, level.text["en"]
+    mine = own_sentence(text, word, crystal_ball.crystal_ball(text, word, target)["best"])
+    return {"target": target, "nearest_noun": mine["nearest_noun"], "top": word_shares(mine)[0][0]}
+
+
+def measured(mine: dict) -> dict:
+    """What the own-sentence sentences are about, from own_sentence's result judged against the player's word: the
+    head's top word over the other words (occurrences added), its lead, the [CLS]/[SEP] part, where the top word
+    stands among the words our dragon's tagger calls nouns, and our dragon's Context head on the same word."""
+    ranked = word_shares(mine)
+    top, top_w = ranked[0] if ranked else ("", 0.0)
+    second_w = ranked[1][1] if len(ranked) > 1 else 0.0
+    ref = mine["judged"]["referent"]
+    same = normalise(top)
+    earlier, later = ({normalise(n) for n in mine.get(k, [])} for k in ("nouns", "later_nouns"))
+    case = lesson_case()
+    return {
+        "top": top, "top_w": top_w, "margin": top_w - second_w, "specials": float(mine["specials"]),
+        "agree": ref is not None and normalise(ref) == same, "times": mine["times"], "noun": mine["nearest_noun"],
+        "top_nearest": bool(mine["nearest_noun"]) and normalise(mine["nearest_noun"]) == same,
+        "top_earlier": same in earlier, "top_later": same in later, "context_w": mine["context_w"],
+        "context_sink": mine["context_sink"], "context_agrees": ref is not None and normalise(mine["context_top"]) ==
+        normalise(ref), "lesson_same": case["nearest_noun"] == case["top"] == case["target"],
+    }  # fmt: skip
+
+
+def _sure(m: Measured) -> bool:
+    return m["specials"] <= m["top_w"] and m["margin"] >= MARGIN
+
+
+def _remarks(m: Measured) -> bool:
+    return _sure(m) and bool(m["noun"])
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("c_v_right", lambda m: _sure(m) and m["agree"], "the top word beats the next by ≥ MARGIN and [CLS]/[SEP], "
+            "and is the player's word", group="verdict"),
+    Finding("c_v_wrong", lambda m: _sure(m) and not m["agree"], "the top word beats the next by ≥ MARGIN and "
+            "[CLS]/[SEP], and is not the player's word", group="verdict"),
+    Finding("c_v_specials", lambda m: m["specials"] > m["top_w"], "[CLS]/[SEP] take more than the top word",
+            group="verdict"),
+    Finding("c_v_flat", lambda m: m["specials"] <= m["top_w"] and m["margin"] < MARGIN, "the top word beats the next "
+            "by less than MARGIN", group="verdict"),
+    Finding("c_v_mostly", lambda m: _sure(m) and m["top_w"] >= MOSTLY, "the top word takes ≥ half of the whole row"),
+    Finding("c_try_last", lambda m: m["times"] > 1, "the pronoun occurs more than once; the last is read"),
+    Finding("c_try_nearest", lambda m: _remarks(m) and m["top_nearest"] and m["lesson_same"], "the top word is the "
+            "nearest tagged noun before the pronoun; on the lesson's sentence that noun is the target and the top "
+            "word", ),
+    Finding("c_try_past", lambda m: _remarks(m) and m["top_earlier"] and not m["top_nearest"], "the top word is a "
+            "tagged noun before the nearest one"),
+    Finding("c_try_later", lambda m: _remarks(m) and m["top_later"] and not m["top_earlier"], "the top word is a "
+            "tagged noun after the pronoun, none before it"),
+    Finding("c_try_other", lambda m: _remarks(m) and not (m["top_earlier"] or m["top_later"] or m["top_nearest"]),
+            "the top word is nowhere tagged a noun"),
+    Finding("c_try_context_right", lambda m: m["context_w"] >= MARGIN and m["context_agrees"], "our Context head's "
+            "largest share to another word (≥ MARGIN) goes to the player's word", group="context"),
+    Finding("c_try_context_wrong", lambda m: m["context_w"] >= MARGIN and not m["context_agrees"], "our Context "
+            "head's largest share to another word (≥ MARGIN) goes elsewhere", group="context"),
+    Finding("c_try_context_none", lambda m: m["context_w"] < MARGIN and m["context_sink"] >= SINK, "our Context head "
+            "gives no other word MARGIN, and ≥ half the row to its sink", group="context"),
+    Finding("c_try_context_quiet", lambda m: m["context_w"] < MARGIN and m["context_sink"] < SINK, "our Context head "
+            "gives no other word MARGIN, and under half the row to its sink", group="context"),
+)

@@ -4,7 +4,8 @@ with sinusoidal positions added (Vaswani et al. 2017) the outputs differ. The ne
 The dragon's own embedding is not quite position-free: `early` (1 at the first token, falling to 0 at the last),
 the pronoun ↔ antecedent position codes (pron_at_*, ante_at_*) and the clause codes (which clause a token is in,
 counted from the start) all depend on where a token stands. This lesson zeroes those features, so that what is
-left is only what each word is; `diff_dragon_as_built` shows how much order the full embedding already carries."""
+left is only what each word is; `diff_dragon_as_built` shows how much order the full embedding already carries (all of
+it the input's own position features, carried to the output by the residual). What the page says, as findings."""
 
 import math
 import re
@@ -15,6 +16,7 @@ from ..analyser import CJK, Analysis, Token, analyse
 from ..analyze import rounded
 from ..engine import default_dragon
 from ..features import INDEX, embed
+from ..findings import Finding, Measured
 
 POSITION_FEATURES = (
     "early", "pron_at_cos", "pron_at_sin", "ante_at_cos", "ante_at_sin",
@@ -94,6 +96,12 @@ def unpermuted_diff(out_a: torch.Tensor, out_b: torch.Tensor, perm: list[int]) -
     return float((out_b[1:] - out_a[1:][perm]).abs().max())
 
 
+def differing_features(x_a: torch.Tensor, x_b: torch.Tensor, perm: list[int]) -> list[str]:
+    """The named input features whose values differ between b's tokens and a's put in b's order (sink row left out)."""
+    gap = (x_b[1:] - x_a[1:][perm]).abs().amax(dim=0)  # (d,)
+    return [f for f, i in INDEX.items() if gap[i] > SAME]
+
+
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
     """Text a and text b (given, or a with its first and last noun/pronoun swapped) through the dragon's attention
     block without positions, with the dragon's own features, and with sinusoidal positions added."""
@@ -132,6 +140,9 @@ def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
         "diff_with_positions": unpermuted_diff(*out["positions"], perm),
         "diff_with_positions_attention": unpermuted_diff(*fused["positions"], perm),  # the heads' part alone
         "diff_dragon_as_built": unpermuted_diff(*out["own"], perm),
+        "diff_dragon_as_built_attention": unpermuted_diff(*fused["own"], perm),  # the heads' part alone, as built
+        "inputs_diff_as_built": float((pairs["own"][1][1:] - pairs["own"][0][1:][perm]).abs().max()),
+        "as_built_features": differing_features(*pairs["own"], perm),  # the input features that differ, as built
         "position_features": list(POSITION_FEATURES),
         # the last numbers of each token's block output, (T, 6) each: b's rows are a's, reordered, until positions
         "preview_a": rounded(out["free"][0][1:, -PREVIEW:], DECIMALS),
@@ -155,3 +166,50 @@ def reading_answer(p: dict) -> int:
     """5-1's question read off the numbers: which READ_EDGES bucket the largest difference without positions
     (after un-permuting) falls in (0: next to nothing)."""
     return sum(p["max_diff_unpermuted_no_positions"] >= e for e in READ_EDGES)
+
+
+def measured(p: dict) -> dict:
+    """What 5-1's sentences are about: the largest absolute differences between matching output numbers of the two
+    texts (b's rows put back in a's order), of the block output and of the heads' part alone (before the residual),
+    without positions, with sinusoidal ones, and as built; and the input's own differences."""
+    keys = ("inputs_max_diff_unpermuted", "max_diff_in_place_no_positions", "max_diff_unpermuted_no_positions",
+            "diff_with_positions", "diff_with_positions_attention", "diff_dragon_as_built",
+            "diff_dragon_as_built_attention", "inputs_diff_as_built")  # fmt: skip
+    groups = sorted({f.split("_")[0] for f in p["as_built_features"]})  # early, pron, ante, clause
+    return {**{k: p[k] for k in keys}, "as_built_features": p["as_built_features"], "feature_groups": groups,
+            "same": SAME}  # fmt: skip
+
+
+def _residual_only(m: Measured) -> bool:
+    """As built, the output's difference is the input's own, carried by the residual: the heads' part is the same."""
+    d, x = m["diff_dragon_as_built"], m["inputs_diff_as_built"]
+    return m["diff_dragon_as_built_attention"] < m["same"] and abs(d - x) < m["same"]
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("pos_setup", lambda m: m["inputs_max_diff_unpermuted"] == 0.0, "with the position features zeroed, b's "
+            "input vectors are a's, reordered", always=True),
+    Finding("5-1.story", lambda m: m["inputs_max_diff_unpermuted"] == 0.0, "nothing about position is left in the "
+            "input: b's input vectors are a's, reordered", always=True),
+    Finding("pos_free", lambda m: m["max_diff_unpermuted_no_positions"] < m["same"], "without positions the outputs "
+            "un-permuted agree to rounding", group="free"),
+    Finding("pos_free_differ", lambda m: m["max_diff_unpermuted_no_positions"] >= m["same"], "without positions the "
+            "outputs un-permuted still differ", group="free"),
+    Finding("pos_with", lambda m: m["diff_with_positions_attention"] >= m["same"], "with sinusoidal positions the "
+            "heads' part itself differs, un-permuted", group="with"),
+    Finding("pos_with_residual", lambda m: m["diff_with_positions"] >= m["same"] > m["diff_with_positions_attention"],
+            "with positions only the output differs (the residual's position codes), not the heads' part",
+            group="with"),
+    Finding("pos_with_same", lambda m: m["diff_with_positions"] < m["same"], "with positions the outputs un-permuted "
+            "still agree", group="with"),
+    Finding("pos_own", lambda m: bool(m["feature_groups"]) and _residual_only(m), "as built, some position features "
+            "differ; the output's difference equals the input's and the heads' part is the same: it is the input's "
+            "position features carried by the residual", group="own"),
+    Finding("pos_own_heads", lambda m: bool(m["feature_groups"]) and not _residual_only(m), "as built, some position "
+            "features differ, and the heads' part differs too (or the output's difference is not the input's)",
+            group="own"),
+    Finding("pos_own_none", lambda m: not m["feature_groups"] and m["diff_dragon_as_built"] < m["same"], "as built, "
+            "no input feature differs and the outputs agree un-permuted", group="own"),
+    Finding("5-1.why", lambda m: m["max_diff_unpermuted_no_positions"] < m["same"] <= m["diff_with_positions"],
+            "without positions the outputs are a's reordered; with sinusoidal positions they differ", always=True),
+)

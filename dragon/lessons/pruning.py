@@ -1,5 +1,6 @@
 """4-4 Pruning: switch heads of 4-3's trained model off (gates at 0) and measure the real accuracy; the most heads
-that can go at ≥ 90 % of full accuracy, searched over every subset; the two heads whose maps are most alike."""
+that can go at ≥ 90 % of full accuracy, searched over every subset; the two heads whose maps are most alike, what
+each head costs alone, and which heads carry a relation alone; what the page says of them, as findings."""
 
 import functools
 import itertools
@@ -9,13 +10,16 @@ import torch
 from torch.nn import functional as F
 
 from ..analyze import rounded
-from .growing import GatedReader, Growth, evaluate, shared
+from ..findings import Finding, Measured
+from .growing import SPLIT, GatedReader, Growth, evaluate, offset_profile, shared
 from .heads_experiment import sample
 from .papers import papers
 
 KEEP = 0.9  # the goal: at least this share of the full model's accuracy
 MAX_HEADS = 8  # the search tries all 2^h subsets
 EVAL_SIZE = 512  # held-out sequences every accuracy is measured on (not those 4-3's curve used)
+SMALL_COST = 5.0  # a head "goes cheaply" when switching it off alone costs under 5 points of accuracy
+NEAR_CHANCE = 3  # a relation "falls to near chance" below 3 × chance (3 / 16 of its answers right)
 DECIMALS = 4
 
 
@@ -134,6 +138,8 @@ def best_pruning(seed: int = 0) -> dict:
     model, grown = trained(seed)
     h = model.mha.n_heads
     best = best_subsets(lambda patterns: accuracies(patterns, seed).mean(dim=1).tolist(), h)
+    maps = mean_maps(model, seed)
+    one_off = accuracies([tuple(j != i for j in range(h)) for i in range(h)], seed)  # (h, R): head i alone off
     return {
         "heads": h,
         "subsets_tried": 2**h,
@@ -143,9 +149,95 @@ def best_pruning(seed: int = 0) -> dict:
         "patterns": [[int(x) for x in p] for p in best["patterns"]],
         "accuracy": [round(accuracy(p, seed), DECIMALS) for p in best["patterns"]],
         "best_accuracy_by_off": [round(a, DECIMALS) for a in best["best_by_off"]],
-        "redundancy": redundancy(mean_maps(model, seed)),
+        "redundancy": redundancy(maps),
+        "one_off": rounded(one_off, DECIMALS),  # (h, R) accuracy per relation with only that head off
+        "profile": rounded(offset_profile(maps), DECIMALS),  # (h, T) each head's share on each offset back
         "offsets": grown["final"]["offsets"],
         "relations": grown["relations"],
         "papers": list(papers("pruning")),  # Voita et al. 2019, Michel et al. 2019
         "seed": seed,
     }
+
+
+def positions(profile: list[float]) -> list[tuple[int, float]]:
+    """A head's main offsets: its favourite, and any other holding at least SPLIT of its attention, largest first."""
+    order = sorted(range(len(profile)), key=lambda d: -profile[d])
+    return [(d, profile[d]) for i, d in enumerate(order) if i == 0 or profile[d] >= SPLIT]
+
+
+def measured(best: dict) -> dict:
+    """What 4-4's sentences are about: what each head costs switched off alone (points of accuracy), the most alike
+    pair, the heads that carry a relation alone, and whether every head the best pruning switches off shares its
+    favourite offset with a head that stays on."""
+    full, h, fav = best["full_accuracy"], best["heads"], best["offsets"]
+    acc = [sum(r) / len(r) for r in best["one_off"]]
+    chance = 1 / Growth().ex.vocab
+    lone = [(i, best["relations"][r], v) for i, row in enumerate(best["one_off"]) for r, v in enumerate(row)
+            if v < NEAR_CHANCE * chance]  # fmt: skip
+    twins = [[(i, next((j for j in range(h) if p[j] and fav[j] == fav[i]), None)) for i in range(h) if not p[i]]
+             for p in best["patterns"]]  # per pattern: (head off, a head left on with its favourite offset, or None)
+    return {
+        "heads": h, "goal": best["goal"], "full": full, "most_off": best["most_off"], "patterns": best["patterns"],
+        "pattern_accuracy": best["accuracy"], "best_by_off": best["best_accuracy_by_off"],
+        "cost": [100 * (full - a) for a in acc], "pair": best["redundancy"]["pair"],
+        "cosine": best["redundancy"]["cosine"], "similarity": best["redundancy"]["similarity"], "favourite": fav,
+        "positions": [positions(row) for row in best["profile"]], "lone": lone, "chance": chance,
+        "near_chance": NEAR_CHANCE * chance, "twins": twins, "small": SMALL_COST,
+        "shared_favourite": len(set(fav)) < h,
+    }  # fmt: skip
+
+
+def _cheap(m: Measured) -> list[int]:
+    return [i for i in m["pair"] if m["cost"][i] < m["small"]]
+
+
+def _twins_ok(m: Measured) -> bool:
+    return all(j is not None for p in m["twins"] for _, j in p)
+
+
+def _is_most_alike(m: Measured) -> bool:
+    a, b = m["pair"]
+    sim = m["similarity"]
+    return a < b and sim[a][b] == max(sim[i][j] for i in range(m["heads"]) for j in range(i + 1, m["heads"]))
+
+
+def _best_is_best(m: Measured) -> bool:
+    most, goal = m["most_off"], m["goal"] * m["full"]
+    beyond = most + 1 >= len(m["best_by_off"]) or m["best_by_off"][most + 1] < goal
+    return beyond and all(p.count(0) == most for p in m["patterns"]) and min(m["pattern_accuracy"]) >= goal
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("4-4.story", lambda m: m["heads"] == 8 and m["goal"] == 0.9, "8 heads; the goal is 90 %", always=True),
+    Finding("p_best", _best_is_best, "the listed patterns switch off most_off heads at ≥ 90 %, and no pattern with "
+            "one more head off reaches 90 %", always=True),
+    Finding("p_head", lambda m: all(p[0][0] == f and all(v >= SPLIT for _, v in p[1:])
+                                    for p, f in zip(m["positions"], m["favourite"], strict=True)),
+            "each head's label names its favourite offset first, then any other holding ≥ SPLIT", always=True),
+    Finding("p_redundant", _is_most_alike, "the pair named has the largest cosine of any two heads' maps",
+            always=True),
+    Finding("p_pair_one", lambda m: len(_cheap(m)) == 1, "exactly one of the pair costs < SMALL_COST alone",
+            group="pair"),
+    Finding("p_pair_both", lambda m: len(_cheap(m)) == 2, "both of the pair cost < SMALL_COST alone", group="pair"),
+    Finding("p_pair_none", lambda m: not _cheap(m), "neither of the pair costs < SMALL_COST alone", group="pair"),
+    Finding("p_alone", lambda m: bool(m["lone"]), "some head alone off drops a relation under 3 × chance",
+            group="alone"),
+    Finding("p_alone_none", lambda m: not m["lone"], "no head alone off drops a relation under 3 × chance",
+            group="alone"),
+    Finding("p_twins", _twins_ok, "every head the best pruning switches off shares its favourite offset with a head "
+            "left on", group="twins"),
+    Finding("p_twins_not", lambda m: not _twins_ok(m), "some head the best pruning switches off has no head left on "
+            "with its favourite offset", group="twins"),
+    Finding("4-4.why", lambda m: m["shared_favourite"] and _twins_ok(m) and max(m["pattern_accuracy"]) < m["full"]
+            and bool(m["lone"]) and not any(p[i] == 0 for p in m["patterns"] for i, _, _ in m["lone"]),
+            "two heads share a favourite offset; the best pruning switches off only heads whose favourite a head left "
+            "on shares, and still loses accuracy; some head carries a relation alone, and none of those is switched "
+            "off", always=True),
+)
+
+TRY_FINDINGS: tuple[Finding, ...] = (
+    Finding("p_reached", lambda m: m["accuracy"] >= m["goal"] * m["full_accuracy"], "the pattern keeps ≥ 90 % of the "
+            "full accuracy", group="goal"),
+    Finding("p_missed", lambda m: m["accuracy"] < m["goal"] * m["full_accuracy"], "the pattern keeps < 90 % of the "
+            "full accuracy", group="goal"),
+)

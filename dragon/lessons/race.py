@@ -10,6 +10,7 @@ import torch
 from ..attention import MultiHeadAttention
 from ..config import DragonConfig
 from ..device import best_device
+from ..findings import Finding
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -180,3 +181,48 @@ def work_reading(result: dict) -> str:
     """What the table of FLOPs of a race says: the batched path does less, the same or more work than the loop."""
     a, b = sum(result["flops_batched"]), sum(result["flops_loop"])
     return "same" if a == b else "less" if a < b else "more"
+
+
+# --- what 3-2 says about a race, as data (dragon/findings.py): each sentence with the condition that makes it true ---
+
+LENGTH_MATTERS = 1.5  # "how much faster depends on the length": the speed-ups across lengths differ by this factor
+
+
+def measured(result: dict, at: int | None = None) -> dict:
+    """The values 3-2's sentences are about, read off one race (at the guessed length `at`, else the longest)."""
+    T = result["lengths"][-1] if at is None else at
+    i = result["lengths"].index(T)
+    speedups = result["speedup"]
+    one_thread = result["device"].startswith("cpu") and result.get("threads") == 1
+    return {
+        "at": T,
+        "speedup": speedups[i],  # the loop's time over the batched time at T
+        "flops_equal": result["flops_loop"] == result["flops_batched"],  # at every length
+        "flops_at": result["flops_batched"][i],
+        "flops_one_head": flops("batched", T, result["d_model"], 1),  # one head of d_head = d_model
+        "pieces": (result["matmuls_loop"], result["matmuls_batched"]),
+        "work": work_reading(result),
+        "length_factor": max(speedups) / min(speedups),
+        "one_thread_short": speedups[0] if one_thread else None,  # the shortest length, timed on one CPU thread
+    }
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding("r_fact", lambda m: m["flops_equal"], "the fact check: both tracks did the same FLOPs", always=True),
+    Finding("r_fact_faster", lambda m: m["speedup"] > 1,
+            "at the guessed length the loop took longer than the batched heads", group="fact"),
+    Finding("r_fact_slower", lambda m: m["speedup"] <= 1,
+            "at the guessed length the batched heads were not faster", group="fact"),
+    Finding("r_pieces", lambda m: m["pieces"][1] < m["pieces"][0],
+            "what differs is the pieces: the loop does more, smaller matrix products", always=True),
+    Finding("r_read_result", lambda m: m["work"] != "less", "the speed is not from doing less work", always=True),
+    Finding("why:3-2:flops", lambda m: m["flops_equal"], "the why: both tracks do the same multiply-adds", always=True),
+    Finding("why:3-2:pieces", lambda m: m["pieces"][1] < m["pieces"][0],
+            "the why: the batched path does its work in fewer matrix products than the loop", always=True),
+    Finding("why:3-2:one_thread", lambda m: m["one_thread_short"] is None or m["one_thread_short"] > 1,
+            "the why: fewer calls save time even on one CPU thread (checked on races timed at one thread)",
+            always=True),
+    Finding("why:3-2:length", lambda m: m["length_factor"] >= LENGTH_MATTERS,
+            f"the why: how much faster depends on the length (speed-ups differ by ×{LENGTH_MATTERS:g} or more)",
+            always=True),
+)  # fmt: skip
