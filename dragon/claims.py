@@ -13,6 +13,9 @@ FOUND_SHARE = 0.08
 # A claim about one word's own row (`from: 它`, words: [钥匙]) holds when the word gets at least this share of
 # that row's attention to words (the first occurrence of the `from` word): the row mostly looks there.
 ROW_SHARE = 0.5
+# A head links words only when at least one query row gives this share to OTHER words (sink and the word itself
+# excluded): below it the shares between words are crumbs of a head that looks at itself or at the sink.
+LINK_MASS = 0.25
 # A head "has nothing to say" when its part of the fused output is under this share of the loudest head's.
 SILENT = 0.05
 # A head the target weights at least this much must speak in that language (else its slider is a dead weight).
@@ -35,6 +38,11 @@ def attention_shares(reading: Reading) -> torch.Tensor:
     return torch.where(total > 1e-9, received / total.clamp_min(1e-9), torch.zeros_like(received))
 
 
+def link_mass(reading: Reading) -> torch.Tensor:
+    """(h,): the most any one query row of a head gives to other words (sink and the word itself excluded)."""
+    return between_words(reading).sum(dim=-1).amax(dim=-1)
+
+
 def loudness(reading: Reading) -> torch.Tensor:
     """(h,): each head's part of the fused output, as a share of the loudest head's."""
     size = reading.head_sizes
@@ -53,6 +61,8 @@ def positions(reading: Reading, word: str) -> list[int]:
 def top_words(reading: Reading, head: str, k: int | None = None) -> list[tuple[str, float]]:
     """A head's most-attended words (occurrences of a word added up, as claims count them), each with its share;
     only words that would count as findings (≥ FOUND_SHARE), at most k (all if None), first-seen order on ties."""
+    if float(link_mass(reading)[HEADS.index(head)]) < LINK_MASS:
+        return []  # it looks at each word itself (or the sink): no link between words to name
     shares = attention_shares(reading)[HEADS.index(head)]
     merged: dict[str, float] = {}
     for tok, v in zip(reading.tokens, shares.tolist(), strict=True):
@@ -153,6 +163,10 @@ def problems(level: Level, lang: str, reading: Reading) -> list[str]:
             tokens = " / ".join(reading.tokens)
             out.append(f"{where}: head {head}: from {source!r} is not a token of the text ({tokens})")
             continue
+        mass = float(link_mass(reading)[HEADS.index(head)])
+        if source is None and claim["words"] and mass < LINK_MASS:
+            out.append(f"{where}: head {head} is said to link words, but no row gives more than {mass:.3f} to other "
+                       f"words (a link needs ≥ {LINK_MASS})")
         whose, need = (f"row of {source!r}", ROW_SHARE) if source else ("head's attention", FOUND_SHARE)
         found = "gets {v:.3f} of the " + whose.replace("{", "{{").replace("}", "}}") + " (a finding needs ≥ {need})"
         out += short_of(f"{where}: head {head}", claim["words"], "attention", need, found, reading)

@@ -259,7 +259,8 @@ def test_positions_believing_nothing_still_passes_by_reading_the_numbers() -> No
 
 @pytest.mark.parametrize(
     "level_id, lang, predict, read",
-    [("4-2", "en", {"rises": "no", "adjacent": "1", "quiet": "1"}, "nearest"), ("5-1", "zh", {"free": "same", "pos": "differ"}, "read")],
+    [("4-2", "en", {"rises": "no", "adjacent": "1", "quiet": "1"}, "nearest"),
+     ("5-1", "zh", {"free": "same", "pos": "differ"}, "read")],
 )  # fmt: skip
 def test_the_answers_once_shown_cap_a_fresh_try_at_one_star(level_id, lang, predict, read) -> None:
     """Checking the predictions shows the figures (the answers): this try keeps its stars, but leaving and reopening

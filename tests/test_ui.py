@@ -310,3 +310,17 @@ def test_picture_levels_show_where_your_fusion_differs() -> None:
     assert 'class="hl diff"' in views.comparison(level, reading, target.tolist(), "zh")
     assert 'class="hl diff"' not in views.comparison(get_level("2-1"), api.level_reading(get_level("2-1"), "zh"),
                                                       [0.5] * 8, "zh")  # silhouette levels show the profile instead
+
+
+def test_a_head_whose_words_look_only_at_themselves_names_no_link_in_its_caption() -> None:
+    """相思's Semantics head speaks (each field word looks at itself) but no row gives other words more than crumbs:
+    its caption says so instead of listing '，0.12' as if punctuation were what it found."""
+    from dragon.claims import LINK_MASS, link_mass, silent_heads
+    from dragon.config import HEADS
+
+    reading = api.level_reading(get_level("2-2"), "zh")
+    i = HEADS.index("semantics")
+    assert "semantics" not in silent_heads(reading) and float(link_mass(reading)[i]) < LINK_MASS / 3
+    html = views.maps_html(reading, "zh")
+    tile = html.split('data-head="semantics"')[1].split("</figcaption>")[0]
+    assert t("looks_self", "zh") in tile and "0.12" not in tile

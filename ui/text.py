@@ -46,6 +46,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "maps_title": ("八个头的真实注意力（行 = 查询词，列 = 被看的词；指向或聚焦格子可看数值）", "The eight heads' real attention (rows = query words, columns = words looked at; point at or focus a cell for its value)"),
     "map_keys": ("用方向键在格子间移动", "use the arrow keys to move between cells"),
     "silent": ("无话可说", "nothing to say"),
+    "looks_self": ("每个词只看自己，不连接别的词", "each word looks only at itself: no link between words"),
     "silent_note": ("{heads}对这段话无话可说：它们的滑杆几乎不影响得分。", "{heads}: nothing to say about this text, so their sliders barely change the score."),
     "why_title": ("为什么？", "Why?"),
     "claims_title": (

@@ -150,6 +150,8 @@ def maps_html(reading: Reading, lang: str) -> str:
         else:
             found = top_words(reading, head)  # the words a claim could name, with their shares
             caption = "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5]) + (f" (+{len(found) - 5})" if len(found) > 5 else "")
+            if not found:  # it speaks, but each word looks at itself: no link between words
+                caption = t("looks_self", lang)
         label = head_label(i, lang)
         tiles.append(
             f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
