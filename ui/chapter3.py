@@ -92,7 +92,8 @@ def formula_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
         win = max(m["weights"])
         winners, shares = head_math_lesson.answers(m, game.SHARE_BUCKETS)
         line = t("f_result", lang, winner=" / ".join(keys[k] for k in winners), w=f"{win:.3f}",
-                 bucket=" / ".join(lab.bucket_text("share", b, game.SHARE_BUCKETS, lang) for b in shares),
+                 bucket=" / ".join(lab.bucket_text("share", b, game.SHARE_BUCKETS, lang) for b in shares)
+                 + (t("f_both", lang, m=f"{margins.SHARE_MARGIN:g}") if len(shares) > 1 else ""),
                  mine_key=keys[mine["winner"]], ok1=lab.mark(mine["winner"] in winners, lang),
                  mine_share=lab.bucket_text("share", mine["share"], game.SHARE_BUCKETS, lang), ok2=lab.mark(mine["share"] in shares, lang),
                  p=mine["points"])  # fmt: skip

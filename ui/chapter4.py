@@ -7,6 +7,7 @@ Every room is built from ui/lab.py's blocks and listed in ui/rooms.py."""
 
 import random
 
+import numpy as np
 import pandas as pd
 
 from dragon import api, findings, game
@@ -21,9 +22,9 @@ from . import lab, own_sentence_box
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .findings_text import back, grow_fill, prune_fill, said, tower_fill
-from .heatmap import png_data_uri
+from .heatmap import legend, png_data_uri
 from .lab import Attempt, Outcome, Progress
-from .tensors import attention_strip, row_bars, scaled, words_key
+from .tensors import attention_strip, row_bars, words_key
 from .text import t
 
 SEED = 0  # 4-3 trains with this seed in the app, and 4-4 prunes that same model
@@ -246,7 +247,7 @@ def shuffled(n: int, rng: random.Random | None = None) -> list[int]:
 
 def snapshot_html(snap: dict, i: int, lang: str, revealed: bool, given: str | None) -> str:
     maps = "".join(
-        f'<figure><img alt="{esc(t("g_head", lang, h=h + 1))}" src="{png_data_uri(scaled(m))}">'
+        f'<figure><img alt="{esc(t("g_head", lang, h=h + 1))}" src="{png_data_uri(np.asarray(m))}">'
         f"<figcaption>{h + 1}</figcaption></figure>"
         for h, m in enumerate(snap["maps"])
     )
@@ -286,7 +287,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     label = "" if revealed else lab.button("stages", t("check", lang))
     return lab.room(
         "grow", lab.note(setup, "setup"), lab.note(done), lab.question(ask),
-        lab.points_rule(lang, len(snaps)), f'<div class="snaps">{cards}</div>',
+        lab.points_rule(lang, len(snaps)), f'<div class="snaps">{cards}</div>{legend(lang)}',
         lab.checking(level, lang, progress, attempt, check=label, result=result),
     )  # fmt: skip
 

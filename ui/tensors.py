@@ -68,9 +68,3 @@ def row_bars(tokens: list[str], row: list[float], colour: str, skip: int | None 
     position), so rows side by side compare."""
     rows = [(w, v, colour) for j, (w, v) in enumerate(zip(tokens, row, strict=True)) if j != skip]
     return bars_html(rows, 1.0, fmt="{:.2f}", cls="cb-row")  # one absolute scale: a full bar is the whole row
-
-
-def scaled(m: list[list[float]]) -> np.ndarray:
-    """A map scaled to its largest value (for a small picture)."""
-    a = np.asarray(m, dtype=np.float64)
-    return a / a.max() if a.max() > 0 else a

@@ -235,11 +235,16 @@ def panel_html(level: Level, lang: str) -> str:
     if level.kind not in PANEL:
         return ""
     a, b = PANEL[level.kind]
-    loud = loudness(api.level_reading(level, lang)).tolist()
+    reading = api.level_reading(level, lang)
+    loud = loudness(reading).tolist()
     target = level.target_for(lang)
+    _, shares = profiles(reading, target, target)  # the target's output shares: the bars' dashed boxes
+    top = int(np.argmax(shares))
+    ia, ib = HEADS.index(a), HEADS.index(b)
     values = {"genre": t(f"genre_{level.kind}", lang), "a": head_name(a, lang), "b": head_name(b, lang),
-              "wa": f"{target[HEADS.index(a)]:g}", "wb": f"{target[HEADS.index(b)]:g}",
-              "la": f"{loud[HEADS.index(a)]:.2f}", "lb": f"{loud[HEADS.index(b)]:.2f}"}  # fmt: skip
+              "wa": f"{target[ia]:g}", "wb": f"{target[ib]:g}", "la": f"{loud[ia]:.2f}", "lb": f"{loud[ib]:.2f}",
+              "sa": f"{shares[ia]:.2f}", "sb": f"{shares[ib]:.2f}", "top": head_name(HEADS[top], lang),
+              "st": f"{shares[top]:.2f}"}  # fmt: skip
     kept = level.keeps_panel(lang)
     line = t("panel_keeps" if kept else "panel_departs", lang, **values)
     why = "" if kept or level.departs is None else ("" if lang == "zh" else " ") + level.departs[lang]
