@@ -194,7 +194,8 @@ def test_heads_say_more_heads_stop_helping_only_when_measured() -> None:
 
 NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, labels, titles, buttons, refusals,
     # and lines that only print numbers or the answer computed from them (every number is computed)
-    "f_intro", "f_round", "f_locked", "f_winner_q", "f_share_q", "f_bad", "f_result", "f_next_round", "f_total",
+    "f_intro", "f_round", "f_locked", "f_winner_q", "f_share_q", "f_bad", "f_result", "f_both", "f_next_round",
+    "f_total",
     "r_setup", "r_guess", "r_go", "r_running", "r_bad", "r_result", "r_scored", "r_read_q", "r_read_label",
     "r_work_less", "r_work_same", "r_work_more", "r_chart", "r_x", "r_y", "r_loop", "r_batched", "r_tip",
     "r_flops_title", "r_loop_flops", "r_batched_flops",

@@ -196,7 +196,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "g_rule": ("阶段按实测的专业化（每个头放在它最爱的相对位置上的注意力份量，取平均）划分：低于 {r} 随机，低于 {f} 模糊，之后清晰；和最后的值相差不到 {s} 就是定型。", "Stages are set by the measured specialisation (each head's share of attention on its favourite relative position, averaged): below {r} random, below {f} faint, then clear; within {s} of the final value, settled."),
     "g_kept": ("一个头最爱的位置一旦拿到它 {f} 以上的注意力，就一直是它最爱的位置，直到训练结束：没有哪个头中途换位置。", "Once a head's favourite position held {f} of its attention, it stayed its favourite to the end of the run: no head switched on the way."),
     "g_switched": ("不是每个头都一直看同一个位置（在它最爱的位置已经拿到 {f} 以上的注意力之后，最爱的位置还变过）：{switched}。", "Not every head kept one position (each of these changed its favourite after that favourite already held {f} of its attention): {switched}."),
-    "g_switch_item": ("头 {h} 看的位置（往前数几个）：{path}", "head {h}, positions back it looked at: {path}"),
+    "g_switch_item": ("头 {h}：先后看往前第 {path} 个位置", "head {h}: {path} positions back, in turn"),
     "g_split": ("训练结束时，有的头把注意力分给两个位置（第二个也至少拿到 {s}）：{split}。", "At the end, some heads split their attention between two positions (the second holding at least {s}): {split}."),
     "g_split_item": ("头 {h}：{a} 个位置之前 {pa}，{b} 个位置之前 {pb}", "head {h}: {a} back {pa}, {b} back {pb}"),
     "g_loss": ("损失曲线（留出的序列）", "Loss (held-out sequences)"),
