@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .lexicon import USER_DICT, Lexicon, classical_dictionary, load_lexicon
+from .sound import rhymes
 
 MAX_TOKENS = 64  # visible tokens per text
 MAX_CHARS = 600  # characters segmented at most: more than 64 tokens' worth in either language
@@ -441,8 +442,6 @@ def is_verse(text: str, lang: str, ends: list[int], grouped: int) -> bool:
 
 def mark_sound(tokens: tuple[Token, ...], text: str, lang: str) -> tuple[Token, ...]:
     """Rhyme and tone class of each line end, in verse only (a rhyme in prose is chance, not 韵律)."""
-    from .sound import rhymes  # pronunciation data is loaded on first use
-
     ends = line_ends(tokens)
     found = rhymes([(i, tokens[i].text) for i in ends], lang, RHYME_GROUPS_MAX)
     if not is_verse(text, lang, ends, sum(group is not None for group, _ in found.values())):

@@ -238,8 +238,7 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     result = api.race(list(level.lengths))
     ref = api.race_reference(level.guess_at)  # the range of repeated races: the same guess, the same stars
     factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
-    cap = lab.answer_cap(progress, level.id)  # the range is shown now: this try keeps its cap, another earns ★
-    progress = game.use_hints_up_to(progress, level.id, 2)
+    progress, cap = lab.answers_shown(progress, level.id)  # the range is on screen now
     return progress, {"level": level.id, "guess": guess, "factor": factor, "guessed": guessed, "result": result,
                       "reference": ref, "cap": cap}, ""  # fmt: skip
 
@@ -252,7 +251,7 @@ def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     if read not in race_lesson.WORK:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == race_lesson.work_reading(attempt["result"])
-    earned = min(game.read_stars(int(attempt["guessed"]), ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
+    earned = min(game.read_stars(int(attempt["guessed"]), ok), lab.try_cap(progress, level.id, attempt))
     score = 100.0 * ok * max(1 / 3, 1 - math.log(attempt["factor"]) / math.log(game.GUESS_FACTORS[-1] ** 2))
     progress = lab.record(progress, level, score, earned)
     return progress, {**attempt, "read": read, "stars": earned}, ""
@@ -385,8 +384,7 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict,
     result = api.heads_experiment(progress=report)
     accuracy = dict(zip(result["heads"], result["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
-    cap = lab.answer_cap(progress, level.id)
-    progress = game.use_hints_up_to(progress, level.id, 2)
+    progress, cap = lab.answers_shown(progress, level.id)
     return progress, {"level": level.id, "ranking": ranking, "result": result, "pairs": list(pairs), "cap": cap}, ""
 
 
@@ -403,6 +401,6 @@ def read_heads(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read in heads_lesson.lowest(attempt["result"])[0]
     right, total = attempt["pairs"]
-    earned = min(game.read_stars(game.rank_stars(right, total), ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
+    earned = min(game.read_stars(game.rank_stars(right, total), ok), lab.try_cap(progress, level.id, attempt))
     progress = lab.record(progress, level, 100.0 * ok * (1 + right / max(total, 1)) / 2, earned)
     return progress, {**attempt, "read": read, "stars": earned}, ""

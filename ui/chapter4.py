@@ -215,8 +215,7 @@ def predict_tower(level: Level, lang: str, progress: dict, attempt: Attempt, dat
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     key = tower_lesson.answer_key(tw)
     points = sum(given[k] in key[k]["accepted"] for k in tower_lesson.PREDICTIONS)
-    cap = lab.answer_cap(progress, level.id)  # the answers are shown now: this try keeps its cap, another earns ★
-    progress = game.use_hints_up_to(progress, level.id, 2)
+    progress, cap = lab.answers_shown(progress, level.id)
     return progress, {**attempt, "answers": given, "points": points, "cap": cap}, ""
 
 
@@ -229,10 +228,7 @@ def read_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     if read not in [str(i + 1) for i in range(tw["layers"])]:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read in tower_lesson.answer_key(tw)["nearest"]["accepted"]
-    predicted = game.points_stars(attempt["points"], len(tower_lesson.PREDICTIONS))
-    earned = min(game.read_stars(predicted, ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
-    progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / 4, earned)
-    return progress, {**attempt, "read": read, "stars": earned}, ""
+    return lab.read_off(progress, level, attempt, read, ok, len(tower_lesson.PREDICTIONS))
 
 
 # --- 4-3 growing up -------------------------------------------------------------------------------------------

@@ -74,17 +74,19 @@ def positions_numbers(p: dict, lang: str) -> str:
     )  # fmt: skip
 
 
+PREDICTIONS = ("free", "pos")  # 5-1: without positions, and with them: the same or different?
+
+
 def predict_positions(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
     """The two predictions, checked: points, then the numbers and the question read off them."""
     if "points" in attempt:
         return progress, attempt, ""
-    given = {k: data.get(k) for k in ("free", "pos")}
+    given = {k: data.get(k) for k in PREDICTIONS}
     if any(v not in ("same", "differ") for v in given.values()):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     truth = positions_lesson.answer_key(api.positions(level.text[lang], lang))
     points = sum(given[k] == v for k, v in truth.items())
-    cap = lab.answer_cap(progress, level.id)  # the answers are shown now: this try keeps its cap, another earns ★
-    progress = game.use_hints_up_to(progress, level.id, 2)
+    progress, cap = lab.answers_shown(progress, level.id)
     return progress, {**attempt, "answers": given, "points": points, "cap": cap}, ""
 
 
@@ -99,9 +101,7 @@ def read_positions(level: Level, lang: str, progress: dict, attempt: Attempt, da
     if not 0 <= read <= len(positions_lesson.READ_EDGES):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == positions_lesson.reading_answer(api.positions(level.text[lang], lang))
-    earned = min(game.read_stars(game.points_stars(attempt["points"], 2), ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
-    progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / 3, earned)
-    return progress, {**attempt, "read": read, "stars": earned}, ""
+    return lab.read_off(progress, level, attempt, read, ok, len(PREDICTIONS))
 
 
 # --- 5-2 the badge ----------------------------------------------------------------------------------------------

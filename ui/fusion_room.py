@@ -139,8 +139,7 @@ def predict_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, da
         return progress, attempt, lab.refusal(t("u_bad", lang))
     steps, keep_b, reach_b = fusion_lesson.answer_key(fusion_of(level, lang), game.KEEP_BUCKETS, game.REACH_BUCKETS)
     points = int(order == steps) + int(int(answers["keep"]) in keep_b) + int(int(answers["reach"]) == reach_b)
-    cap = lab.answer_cap(progress, level.id)
-    progress = game.use_hints_up_to(progress, level.id, 2)
+    progress, cap = lab.answers_shown(progress, level.id)
     return progress, {**attempt, "answers": answers, "points": points, "cap": cap}, ""
 
 
@@ -155,7 +154,4 @@ def read_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data:
     if not 0 <= read <= len(game.REACH_BUCKETS):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == fusion_lesson.read_answer(fusion_of(level, lang), game.REACH_BUCKETS)
-    predicted = game.points_stars(attempt["points"], FUSION_POINTS)
-    earned = min(game.read_stars(predicted, ok), int(attempt.get("cap", lab.answer_cap(progress, level.id))))
-    progress = lab.record(progress, level, 100.0 * ok * (1 + attempt["points"]) / (1 + FUSION_POINTS), earned)
-    return progress, {**attempt, "read": read, "stars": earned}, ""
+    return lab.read_off(progress, level, attempt, read, ok, FUSION_POINTS)

@@ -127,6 +127,26 @@ def answer_cap(progress: dict, level_id: str) -> int:
     return stars_for(100.0, game.hints_used(progress, level_id))
 
 
+def answers_shown(progress: dict, level_id: str) -> tuple[dict, int]:
+    """A predict-then-read level puts its answers on screen: this try keeps the cap it had (returned, to be kept in
+    the attempt), and any later try earns at most ★."""
+    cap = answer_cap(progress, level_id)  # before the answers count as shown
+    return game.use_hints_up_to(progress, level_id, 2), cap
+
+
+def try_cap(progress: dict, level_id: str, attempt: dict) -> int:
+    """The cap this try kept when its answers were shown (else the level's cap now)."""
+    return int(attempt.get("cap", answer_cap(progress, level_id)))
+
+
+def read_off(progress: dict, level: Level, attempt: dict, read: object, ok: bool, predictions: int) -> tuple:
+    """The reading decides the pass; the attempt's prediction points (of `predictions`) add the rest of the stars,
+    and a wrong reading earns none (game.read_stars). The score: the reading, then each prediction, a share each."""
+    earned = min(game.read_stars(game.points_stars(attempt["points"], predictions), ok), try_cap(progress, level.id, attempt))
+    progress = record(progress, level, 100.0 * ok * (1 + attempt["points"]) / (1 + predictions), earned)
+    return progress, {**attempt, "read": read, "stars": earned}, ""
+
+
 def record(progress: dict, level: Level, score: float, earned: int) -> dict:
     """Keep the result; a check that was not perfect has shown the answer, so later tries earn at most ★."""
     progress = game.record(progress, level.id, score, earned)
