@@ -65,6 +65,7 @@ PANEL_PROPS = {
     "actions": "",
     "feedback": "",
     "ack": 0,  # changes with every button's answer: the script brings the feedback into view
+    "code": "",  # a teacher level or the sandbox: the share code (or sandbox text) the live answer reads
 }
 
 TOP_TEMPLATE = (

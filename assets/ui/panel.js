@@ -87,7 +87,7 @@ function live() {
   const sent = epoch;
   const level = props.level;
   server
-    .live({ level: level, lang: props.lang, gates: gates.slice(), saved: props.saved })
+    .live({ level: level, lang: props.lang, gates: gates.slice(), saved: props.saved, code: props.code || "" })
     .then((answer) => {
       if (!answer || !answer.view || sent !== epoch || level !== props.level) return;
       for (const key of LIVE) if (key in answer.view) view[key] = answer.view[key];
