@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from . import chapter1 as chapter1_lesson
 from . import game as game_rules
-from . import margins
+from . import margins, teacher_levels
 from .claims import measure, silent_heads
 from .config import HEADS
 from .device import best_device
@@ -43,7 +43,7 @@ def slider_level(level_id: str) -> Level:
 
 
 def level_reading(level: Level, lang: str) -> Reading:
-    return default_dragon().read(level.text[check_lang(lang)], lang)
+    return default_dragon().read(level.text[check_lang(lang)], level.reads_as(lang))
 
 
 def levels() -> list[dict]:
@@ -81,7 +81,11 @@ def play(level_id: str, gates: list[float], lang: str = "zh", hints_used: int = 
 
 def hint(level_id: str, gates: list[float], lang: str = "zh") -> dict:
     """The autograd gradient's advice: which head to move, which way, and a better gate vector."""
-    level = slider_level(level_id)
+    return hint_level(slider_level(level_id), gates, lang)
+
+
+def hint_level(level: Level, gates: list[float], lang: str = "zh") -> dict:
+    """`hint` for a Level itself (a teacher's level is in no registry)."""
     h = gradient_hint(level_reading(level, lang), gates, level.target_for(lang))
     return {
         "level": level.id,
@@ -100,7 +104,11 @@ def explain(level_id: str, lang: str = "zh") -> dict:
     different words: a word looking at itself is no link; for a claim `from` a word, its share of that word's row to
     the other words; `alone`: words the head hears that look only at themselves). Any other level: its scored
     questions, each with the accepted answers, the measured value and the margin that decides it."""
-    level = get_level(level_id)
+    return explain_level(get_level(level_id), lang)
+
+
+def explain_level(level: Level, lang: str = "zh") -> dict:
+    """`explain` for a Level itself (a teacher's level is in no registry)."""
     lang = check_lang(lang)
     if not level.sliders:
         return {"level": level.id, "lang": lang, "kind": level.kind, "why": level.why[lang],
@@ -128,6 +136,42 @@ def explain(level_id: str, lang: str = "zh") -> dict:
         ],
         "silent_heads": silent_heads(reading),
     }
+
+
+# Teacher levels: one format, checked as shipped levels are (dragon/teacher_levels.py)
+
+
+def check_level(level) -> dict:
+    """A teacher's level (a dict, or its YAML / JSON text) checked: {ok, errors, quality, id, code} — `errors` one
+    message per bad field, puzzle condition (with its measured figure) or claim the engine does not bear out;
+    `quality` DESIGN.md's figures (all_equal, random_median, near_median, ascent_steps; None when the format is wrong);
+    `code` the share code when ok. A pack ({levels: [...]}) gives {ok, errors, levels: [one such result each]}."""
+    try:
+        checked = teacher_levels.check_source(level)
+    except teacher_levels.TeacherLevelError as err:
+        return {"ok": False, "errors": err.errors, "quality": None}
+
+    def result(c: teacher_levels.Checked) -> dict:
+        out = {"ok": c.ok, "errors": list(c.errors), "quality": c.quality,
+               "id": c.level.id if c.level is not None else None}  # fmt: skip
+        if c.ok:
+            out["code"] = teacher_levels.share_code([c.level])
+        return out
+
+    if len(checked) == 1 and checked[0][0] == "":
+        return result(checked[0][1])
+    levels = [result(c) for _, c in checked]
+    errors = [f"{where}.{e}" for where, c in checked for e in c.errors]
+    ids = [c.level.id for _, c in checked if c.level is not None]
+    if len(set(ids)) != len(ids):
+        errors.append("pack: holds the same level twice")
+    out = {"ok": not errors, "errors": errors, "levels": levels}
+    if not errors:
+        try:
+            out["code"] = teacher_levels.share_code([c.level for _, c in checked])
+        except teacher_levels.TeacherLevelError as err:
+            out.update(ok=False, errors=err.errors)
+    return out
 
 
 # Chapter 3, 并行与融合: inside the formula, the race, fusion, how many heads (each lesson in dragon/lessons/).

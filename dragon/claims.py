@@ -180,4 +180,5 @@ def problems(level: Level, lang: str, reading: Reading) -> list[str]:
 
 def check_level(level: Level) -> list[str]:
     """The problems of a level's claims in every language, read by the real dragon."""
-    return [p for lang in ("zh", "en") for p in problems(level, lang, default_dragon().read(level.text[lang], lang))]
+    langs = (level.text_lang,) if level.text_lang else ("zh", "en")  # a teacher level has one text, in one language
+    return [p for lang in langs for p in problems(level, lang, default_dragon().read(level.text[lang], lang))]

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from .lessons.fusion import KEEP_EDGES, REACH_EDGES
 from .levels import load_levels
 from .margins import SHARE_MARGIN, bucket
+from .teacher_levels import is_teacher_id
+
+MAX_TEACHER_LEVELS = 100  # results kept per table for teachers' levels (their ids are hashes of the level itself)
 
 VERSION = 1
 SALT = "multi-head-dragon/progress"  # integrity check against edits and corruption (not a secret)
@@ -60,6 +63,7 @@ def _valid(payload: dict, level_ids: set[str]) -> dict | None:
         return None
     out = new_progress()
     for name, lo, hi, kind in TABLES:
+        teacher = 0
         table = payload.get(name, {} if name in OPTIONAL else None)
         if not isinstance(table, dict):
             return None
@@ -69,6 +73,9 @@ def _valid(payload: dict, level_ids: set[str]) -> dict | None:
             if kind is int and value != int(value):
                 return None
             if level_id in level_ids:
+                out[name][level_id] = kind(value)
+            elif is_teacher_id(level_id) and teacher < MAX_TEACHER_LEVELS:
+                teacher += 1
                 out[name][level_id] = kind(value)
     return out
 
@@ -129,8 +136,10 @@ def shown(progress: dict, level_id: str) -> bool:
 
 
 def xp(progress: dict) -> int:
-    """100 XP a star, plus a tenth of each best score."""
-    return 100 * sum(progress["stars"].values()) + sum(int(s // 10) for s in progress["best"].values())
+    """100 XP a star, plus a tenth of each best score (the game's own levels: a made-up level earns no XP)."""
+    ids = {lv.id for c in load_levels() for lv in c.levels}
+    stars = sum(v for k, v in progress["stars"].items() if k in ids)
+    return 100 * stars + sum(int(s // 10) for k, s in progress["best"].items() if k in ids)
 
 
 def unlocked_chapters(progress: dict) -> set[int]:

@@ -71,6 +71,9 @@ class Level:
     ask: tuple[str, str] | None = None  # crystal levels: (word, target) in the English text, e.g. (they, students)
     quiz: tuple[str, ...] = ()  # heads levels: ids of the facts-quiz questions asked (assets/lessons/facts.yaml)
     departs: Bilingual | None = None  # a genre level whose target leaves the lesson's panel: why it does
+    text_lang: str | None = None  # a teacher's level: the language its one text is in (read so in either UI language)
+    genre: str | None = None  # a teacher's level: poem / paper / dialogue / mixed, as a label
+    after: str | None = None  # a teacher's level in a pack: the next level's id
 
     @property
     def sliders(self) -> bool:
@@ -91,6 +94,10 @@ class Level:
         if self.targets is None:
             raise ValueError(f"level {self.id} is a {self.kind} level and has no target")
         return self.targets[lang]
+
+    def reads_as(self, lang: str) -> str:
+        """The language the dragon reads the text in when the page is in `lang` (a teacher level's own language)."""
+        return self.text_lang or lang
 
     def claims_for(self, lang: str) -> tuple[Claim, ...]:
         return () if self.claims is None else self.claims[lang]
