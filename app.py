@@ -11,15 +11,17 @@ import gradio as gr
 import dragon
 from dragon import api as core_api
 from dragon.levels import LevelError, load_levels
-from ui import handlers, play, quiz, rooms
+from ui import handlers, play, quiz, rooms, sandbox, teacher_box
 from ui.layout import build
 from ui.text import i18n_tables
 
 UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
 BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
+HEAD_SCRIPTS = ("head.js", "exports.js")  # in <head>: the link and projector mode first, then the exports' helpers
 
-PROPS = {"top", "panel", "quiz", "lab", "codes"}  # custom HTML components: handlers give them a dict of properties
-PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab"]  # what opening a level changes
+PROPS = {"top", "panel", "quiz", "lab", "codes", "sandbox", "teacher"}  # custom HTML components: handlers give them a
+# dict of properties
+PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab", "sandbox", "teacher"]  # what opening a level changes
 PAGE_AND_CODES = [*PAGE, "codes"]
 LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the race and the training run one at a time (players queue): a run beside another would slow both clocks
@@ -176,10 +178,20 @@ def positions(text: str, lang: str = "auto") -> dict:
     return core_api.positions(text, lang)
 
 
+def check_level(level: str) -> dict:
+    """A teacher's level (YAML or JSON text; the smallest: {"title": {"zh": …, "en": …}, "lang": "zh" | "en", "text": …,
+    "target": {head id: weight, …}}, heads left out weigh 0) checked as a shipped level is: ok, errors (one message per
+    bad field, failed puzzle condition with its measured figure, silent target head or claim not borne out), quality
+    (all_equal, random_median, near_median, ascent_steps), id, and code (the share code: ?custom=CODE opens it). A pack
+    ({"levels": [...]}) gives ok, errors and levels (one such result each)."""
+    return core_api.check_level(level)
+
+
 ENDPOINTS = {
     "levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze,
     "head_math": head_math, "race": race, "fusion": fusion, "heads_experiment": heads_experiment,
     "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "positions": positions,
+    "check_level": check_level,
 }  # fmt: skip
 
 
@@ -219,6 +231,18 @@ def build_app() -> gr.Blocks:
             options = {**(shown if action.progress else {"show_progress": "hidden"}), **(TIMED if action.timed else {})}
             getattr(c["lab"], name)(fn, state, out, api_visibility="private", **options)
         c["lab"].next(next_fn, state, page_out, api_visibility="private")
+        # the sandbox and the teachers' box: 'make' and the files read the sliders on screen (the panel's value)
+        fn, out = wire(c, sandbox.read_text, PAGE, event_data=3)
+        c["top"].read(fn, [*state, c["panel"]], out, **quiet)
+        fn, out = wire(c, sandbox.make_level, PAGE, event_data=3)
+        c["sandbox"].make(fn, [*state, c["panel"]], out, **quiet)
+        fn, out = wire(c, sandbox.pick_word, ["sandbox"], event_data=2, progress=True)
+        c["sandbox"].word(fn, state, out, api_visibility="private", show_progress="full",
+                          show_progress_on=[c["sandbox"]], trigger_mode="once")  # fmt: skip
+        fn, out = wire(c, teacher_box.make_file, ["teacher"], event_data=3)
+        c["teacher"].file(fn, [*state, c["panel"]], out, **quiet)
+        fn, out = wire(c, teacher_box.open_source, PAGE, event_data=2)
+        c["teacher"].load(fn, state, out, **quiet)
         fn, out = wire(c, handlers.export_code, ["codes"])
         c["codes"].export_code(fn, state, out, **quiet)
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
@@ -239,7 +263,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True):
         # our stylesheet goes in <head> as it is: launch(css=…) would copy every rule under Gradio's container
         # with a higher specificity, and drop the media queries' rules for anything outside it
         head=f"<style>{(UI_ASSETS / 'style.css').read_text(encoding='utf-8')}</style>"
-        f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}</script>",
+        + "".join(f"<script>{(UI_ASSETS / name).read_text(encoding='utf-8')}</script>" for name in HEAD_SCRIPTS),
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],
         run_history=False,  # the run-history panel snapshots the whole page state on every event

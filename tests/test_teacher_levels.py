@@ -76,13 +76,13 @@ MALFORMED = [
     ("target a list", {**GOOD, "target": [0.9, 0.8]}, "target: must map head ids to weights 0–1"),
     ("unknown head", {**GOOD, "target": {"emotion": 0.9, "humour": 0.5}}, "target.humour: is not a head id"),
     ("weight above 1", {**GOOD, "target": {"emotion": 1.5}}, "target.emotion: must be a number from 0 to 1, not 1.5"),
-    ("NaN weight", {**GOOD, "target": {"emotion": float("nan")}}, "target.emotion: must be a number from 0 to 1, not nan"),
-    ("weight a word", {**GOOD, "target": {"emotion": "high"}}, "target.emotion: must be a number from 0 to 1, not 'high'"),
+    ("NaN weight", {**GOOD, "target": {"emotion": float("nan")}}, "target.emotion: must be a number from 0 to 1, not nan"),  # noqa: E501
+    ("weight a word", {**GOOD, "target": {"emotion": "high"}}, "target.emotion: must be a number from 0 to 1, not 'high'"),  # noqa: E501
     ("all zero", {**GOOD, "target": {"emotion": 0, "tone": 0}}, "target: cannot be all zero"),
     ("unknown genre", {**GOOD, "genre": "novel"}, "genre: must be one of poem, paper, dialogue, mixed, not 'novel'"),
     ("unknown show", {**GOOD, "show": "everything"}, "show: must be one of silhouette, picture, not 'everything'"),
     ("claims not a list", {**GOOD, "claims": {"head": "emotion"}}, "claims: must be a list"),
-    ("claim of an unknown head", {**GOOD, "claims": [{"head": "humour", "words": ["思"]}]}, "claims[0].head: must be a head id"),
+    ("claim of an unknown head", {**GOOD, "claims": [{"head": "humour", "words": ["思"]}]}, "claims[0].head: must be a head"),  # noqa: E501
     ("claim without words", {**GOOD, "claims": [{"head": "emotion"}]}, "claims[0]: must list the words the head finds"),
     ("explanation a number", {**GOOD, "explanation": 7}, "explanation: must give zh and en, e.g."),
 ]

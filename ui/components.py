@@ -87,6 +87,7 @@ TOP_PROPS = {
     "level_label": "",
     "language_label": "",
     "projector_label": "",
+    "link": {},  # the link's parameters for what is on screen (level, and a teacher's code, exam, sandbox text)
 }
 
 QUIZ_TEMPLATE = '<section class="mhd-quiz" ${body ? "" : "hidden"}>${body}</section>'
@@ -144,3 +145,31 @@ def codes() -> gr.HTML:
         html_template=CODES_TEMPLATE, js_on_load=script("codes.js"), elem_id="codes", apply_default_css=False,
         **CODES_PROPS,
     )  # fmt: skip
+
+
+SANDBOX_TEMPLATE = '<section class="mhd-sandbox" ${body ? "" : "hidden"} aria-label="${label}">${body}</section>'
+SANDBOX_EVENTS = ["make", "word"]  # the sandbox's buttons (the script names them, so Gradio registers them)
+
+
+def sandbox() -> gr.HTML:
+    """The sandbox's text box, each head's top words, the real model's 72 heads (English) and 'make a level'."""
+    names = ", ".join(f"'{e}'" for e in SANDBOX_EVENTS)
+    js = f"const EVENTS = [{names}];\n" + script("sandbox.js")
+    return gr.HTML(html_template=SANDBOX_TEMPLATE, js_on_load=js, elem_id="sandbox", apply_default_css=False,
+                   body="", label="", ack=0)  # fmt: skip
+
+
+TEACHER_TEMPLATE = (
+    '<details class="mhd-teacher" ${body ? "" : "hidden"} ${open ? "open" : ""}><summary>${title}</summary>'
+    '${body}<div class="tb-msg" role="status">${message}</div></details>'
+)
+TEACHER_PROPS = {"body": "", "title": "", "params": {}, "message": "", "open": False, "file": {}}
+TEACHER_EVENTS = ["file", "load"]
+
+
+def teacher() -> gr.HTML:
+    """The teachers' box: links (plain, exam, share), worksheet, PNG of the maps, report, a level file to open."""
+    names = ", ".join(f"'{e}'" for e in TEACHER_EVENTS)
+    js = f"const EVENTS = [{names}];\n" + script("teacher.js")
+    return gr.HTML(html_template=TEACHER_TEMPLATE, js_on_load=js, elem_id="teacher", apply_default_css=False,
+                   **TEACHER_PROPS)  # fmt: skip

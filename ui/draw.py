@@ -106,13 +106,17 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
     )
 
 
-def profile_html(mine: list[float], target: list[float], silent: list[str], lang: str) -> str:
-    """Each head's share of the fused output: yours as coloured bars, the target as grey dashed silhouettes."""
+def profile_html(mine: list[float], target: list[float] | None, silent: list[str], lang: str) -> str:
+    """Each head's share of the fused output: yours as coloured bars, the target (if any) as grey dashed silhouettes."""
+    shown = target is not None
+    target = target if shown else [0.0] * len(HEADS)
     top = max([*mine, *target, 1e-9])
     rows = []
     for i, head in enumerate(HEADS):
         quiet = head in silent
-        tip = t("share_tip", lang, name=head_label(i, lang), mine=f"{mine[i]:.2f}", target=f"{target[i]:.2f}")
+        name = head_label(i, lang)
+        tip = (t("share_tip", lang, name=name, mine=f"{mine[i]:.2f}", target=f"{target[i]:.2f}") if shown
+               else t("share_tip_mine", lang, name=name, mine=f"{mine[i]:.2f}"))  # fmt: skip
         rows.append(
             f'<div class="prow{" quiet" if quiet else ""}" title="{esc(tip)}">'
             f'<span class="pname">{esc(NUMERALS[i] + " " + head_name(head, lang))}</span>'
@@ -120,9 +124,8 @@ def profile_html(mine: list[float], target: list[float], silent: list[str], lang
             f'<span class="mine" style="width:{100 * mine[i] / top:.1f}%;background:{HEAD_COLORS[head]}"></span></span>'
             f'<span class="sr-only">{esc(tip)}</span></div>'
         )
-    key = (
-        f'<div class="pkey"><span class="k-mine"></span>{esc(t("your_mix", lang))}'
-        f'<span class="k-sil"></span>{esc(t("target_mix", lang))}</div>'
+    key = f'<div class="pkey"><span class="k-mine"></span>{esc(t("your_mix", lang))}' + (
+        f'<span class="k-sil"></span>{esc(t("target_mix", lang))}</div>' if shown else "</div>"
     )
     return f'<div class="profile">{key}{"".join(rows)}</div>'
 
@@ -130,6 +133,10 @@ def profile_html(mine: list[float], target: list[float], silent: list[str], lang
 def story_html(level: Level, lang: str) -> str:
     title = esc(level.title[lang])
     source = f' <span class="source">— {esc(level.source[lang])}</span>' if level.source else ""
+    if level.kind == "custom":  # a teacher's level: its own story, or what to do
+        head = esc(t("tl_chapter", lang))
+        story = level.story[lang] or t("tl_story", lang)
+        return f'<div class="story"><div class="level-title">{head} · {title}</div><p>{esc(story)}</p></div>'
     chapter = esc(t("chapter", lang, n=level.chapter))
     return (
         f'<div class="story"><div class="level-title">{chapter} · {esc(level.id)} {title}{source}</div>'
@@ -138,7 +145,8 @@ def story_html(level: Level, lang: str) -> str:
 
 
 def why_html(level: Level, lang: str) -> str:
-    return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(level.why[lang])}</div>'
+    why = level.why[lang] or (t("tl_why", lang) if level.kind == "custom" else "")
+    return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(why)}</div>'
 
 
 def notice_html(message: str) -> str:

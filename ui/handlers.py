@@ -4,70 +4,123 @@ Each takes the player's state in and returns a dict of named outputs (state incl
 
 import json
 
-from dragon import game
+from dragon import game, teacher_levels
 from dragon.levels import LANGS, all_levels, get_level
 
 from .page import codes_props, page
-from .session import EventData, Gates, Saved, State, clean_gates, level_after, next_level_id, session_of
+from .sandbox import sandbox_page
+from .session import (
+    MAX_SANDBOX_CHARS,
+    SANDBOX,
+    SANDBOX_LANGS,
+    EventData,
+    Gates,
+    Saved,
+    State,
+    carried,
+    clean_gates,
+    level_after,
+    level_of,
+    next_level_id,
+    pack_of,
+    session_of,
+)
 from .text import t
 from .top import top_props
 
+MAX_BOOT = 12_000  # what the page's script sends at the start: the link's parameters (a share code among them)
+
 
 def boot(boot_json: str | None, saved: Saved) -> dict:
-    """First view: language, level and projector mode come from the link (or the browser's memory)."""
+    """First view: language, level, projector and exam mode, a teacher's level or the sandbox come from the link
+    (or the browser's memory); a link that cannot be opened says why, and the game opens as usual."""
     try:
-        boot = json.loads(boot_json) if isinstance(boot_json, str) and len(boot_json) < 2000 else {}
+        boot = json.loads(boot_json) if isinstance(boot_json, str) and len(boot_json) < MAX_BOOT else {}
     except ValueError:
         boot = {}
     boot = boot if isinstance(boot, dict) else {}
     lang = boot.get("lang") if boot.get("lang") in LANGS else "zh"
     loaded = game.load(saved)
     unreadable = boot.get("stored") is True and not saved  # the browser kept something Gradio could not read back
-    notice = t("damaged", lang) if loaded.notice or unreadable else ""
-    wanted = boot.get("level")
-    if isinstance(wanted, str) and wanted:
+    notices = [t("damaged", lang)] if loaded.notice or unreadable else []
+    keep: dict = {"exam": True} if boot.get("exam") is True else {}
+    wanted = boot.get("level") if isinstance(boot.get("level"), str) else ""
+    custom = boot.get("custom") if isinstance(boot.get("custom"), str) else ""
+    if custom:
+        try:
+            pack = teacher_levels.levels_from_code(custom)
+        except teacher_levels.TeacherLevelError as err:
+            notices.append(t("tb_bad_link", lang, why=err.errors[0]))
+        else:
+            level = next((lv for lv in pack if lv.id == wanted), pack[0])
+            view = page(level, lang, loaded.progress, " ".join(notices), keep={**keep, "custom": custom})
+            return {**view, "codes": codes_props(lang)}
+    if boot.get("sandbox") is True or wanted == SANDBOX:
+        text = boot.get("text") if isinstance(boot.get("text"), str) else ""
+        tlang = boot.get("tlang") if boot.get("tlang") in SANDBOX_LANGS else "auto"
+        keep.update(text=text.strip()[:MAX_SANDBOX_CHARS], tlang=tlang)
+        return {**sandbox_page(lang, loaded.progress, keep, " ".join(notices)), "codes": codes_props(lang)}
+    if wanted:
         if wanted in all_levels():  # a teacher's link opens any level
-            return {**page(get_level(wanted), lang, loaded.progress, notice), "codes": codes_props(lang)}
-        notice = (notice + " " if notice else "") + t("unknown_level", lang, id=wanted[:20])
-    view = page(get_level(next_level_id(loaded.progress)), lang, loaded.progress, notice)
+            view = page(get_level(wanted), lang, loaded.progress, " ".join(notices), keep=keep)
+            return {**view, "codes": codes_props(lang)}
+        notices.append(t("unknown_level", lang, id=wanted[:20]))
+    view = page(get_level(next_level_id(loaded.progress)), lang, loaded.progress, " ".join(notices), keep=keep)
     return {**view, "codes": codes_props(lang)}
 
 
 def choose_level(state: State, saved: Saved, data: EventData) -> dict:
-    """The level picker (event data {level}); a locked chapter is refused with a notice."""
+    """The level picker (event data {level}): a level, the sandbox, or a teacher's level of this session's pack;
+    a locked chapter is refused with a notice."""
     session = session_of(state)
     lang, progress = session["lang"], game.load(saved).progress
-    current = get_level(session["level"])
     level_id = data.get("level") if isinstance(data, dict) else None
+    if level_id == SANDBOX:
+        return sandbox_page(lang, progress, carried(session))
+    pack = {lv.id: lv for lv in pack_of(session["custom"])}
+    if level_id in pack:
+        return page(pack[level_id], lang, progress, keep=carried(session))
+    current = level_of(session) or get_level(next_level_id(progress))
     if not isinstance(level_id, str) or level_id not in all_levels():
-        return {"top": top_props(current, lang, progress, t("unknown_level", lang, id=str(level_id)[:20]))}
+        notice = t("unknown_level", lang, id=str(level_id)[:20])
+        return {"top": top_props(current, lang, progress, notice, session)}
     level = get_level(level_id)
     if level.chapter not in game.unlocked_chapters(progress) and progress["stars"].get(level.id, 0) == 0:
-        return {"top": top_props(current, lang, progress, t("locked_level", lang))}  # nothing else changes
-    return page(level, lang, progress)
+        return {"top": top_props(current, lang, progress, t("locked_level", lang), session)}  # nothing else changes
+    return page(level, lang, progress, keep=carried(session))
 
 
 def next_level(state: State, saved: Saved) -> dict:
-    """The 'next level' button of a won level."""
+    """The 'next level' button of a won level (a teacher's level leads to the next of its pack)."""
     session = session_of(state)
     progress = game.load(saved).progress
-    after = level_after(get_level(session["level"]), progress)
-    return page(get_level(after), session["lang"], progress) if after else {}
+    level = level_of(session)
+    if level is None:
+        return {}
+    after = level_after(level, progress)
+    if after is None:
+        return {}
+    pack = {lv.id: lv for lv in pack_of(session["custom"])}
+    return page(pack.get(after) or get_level(after), session["lang"], progress, keep=carried(session))
 
 
 def switch_lang(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:
-    """The language switch (event data {lang}): the same level, the player's sliders kept."""
+    """The language switch (event data {lang}): the same level (or sandbox), the player's sliders kept."""
     session = session_of(state)
     lang = data.get("lang") if isinstance(data, dict) else None
     if lang not in LANGS:
         return {}
-    level = get_level(session["level"])
+    level = level_of(session)
     try:
-        kept = clean_gates(gates) if level.sliders else None
+        kept = clean_gates(gates) if level is None or level.sliders else None
     except ValueError:
         kept = None
+    progress = game.load(saved).progress
+    if level is None:
+        return {**sandbox_page(lang, progress, carried(session), gates=kept), "codes": codes_props(lang)}
     lab = state.get("lab") if isinstance(state, dict) else None  # a chapter-3 lab keeps what was done there
-    return {**page(level, lang, game.load(saved).progress, gates=kept, attempt=lab), "codes": codes_props(lang)}
+    view = page(level, lang, progress, gates=kept, attempt=lab, keep=carried(session))
+    return {**view, "codes": codes_props(lang)}
 
 
 def export_code(state: State, saved: Saved) -> dict:
@@ -85,5 +138,9 @@ def import_code(state: State, saved: Saved, data: EventData) -> dict:
         progress = game.import_code(code)
     except ValueError:
         return {"codes": codes_props(lang, t("bad_code", lang), opened=True)}
-    view = page(get_level(session["level"]), lang, progress, t("imported", lang))
+    level = level_of(session)
+    if level is None:
+        view = sandbox_page(lang, progress, carried(session), t("imported", lang))
+    else:
+        view = page(level, lang, progress, t("imported", lang), keep=carried(session))
     return {**view, "codes": codes_props(lang, t("imported", lang), opened=True)}

@@ -14,9 +14,11 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
     c["boot"] = gr.Textbox(visible=False)
     c["top"] = components.top()
     c["panel"] = components.panel(live)
+    c["sandbox"] = components.sandbox()  # under the sliders: each head's words, the real model, make a level
     c["quiz"] = components.quiz()
     c["lab"] = components.lab([*rooms.EVENTS, "next"])  # "next": the next level, a page event
     c["maps"] = components.maps()
+    c["teacher"] = components.teacher()
     c["codes"] = components.codes()
     gr.Markdown(f"<small>{i18n(i18n_key('api_note'))}</small>", elem_id="api-note")
     return c

@@ -7,8 +7,11 @@ from . import play, quiz, rooms, views
 from .draw import esc
 from .lab import HIDDEN
 from .session import START_GATES
+from .teacher_view import teacher_props
 from .text import t
 from .top import top_props
+
+SANDBOX_HIDDEN = {"body": "", "label": ""}  # the sandbox's component, when a level is on screen
 
 
 def codes_props(lang: str, message: str = "", code: str = "", opened: bool = False) -> dict:
@@ -34,14 +37,19 @@ def page(
     notice: str = "",
     gates: list[float] | None = None,
     attempt: dict | None = None,
+    keep: dict | None = None,
 ) -> dict:
     """Everything shown for a level: the top, then the slider panel and its maps, chapter 1's panel, or a lab
-    level's room (`attempt`: the player's attempt there, kept by a language switch)."""
-    session: dict = {"level": level.id, "lang": lang}
-    out = {"session": session, "saved": game.save(progress), "top": top_props(level, lang, progress, notice)}
+    level's room (`attempt`: the player's attempt there, kept by a language switch; `keep`: what the session carries
+    from level to level — the exam switch, a teacher's pack, the sandbox's text)."""
+    session: dict = {**(keep or {}), "level": level.id, "lang": lang}
+    out = {"session": session, "saved": game.save(progress), "top": top_props(level, lang, progress, notice, session)}
     out["panel"], out["maps"], out["quiz"], out["lab"] = dict(play.HIDDEN), "", {"body": ""}, dict(HIDDEN)
+    out["sandbox"], out["teacher"] = dict(SANDBOX_HIDDEN), teacher_props(level, lang, session)
     if level.sliders:
-        out["panel"] = play.panel_props(level, lang, gates or START_GATES, progress)
+        code = session.get("custom", "") if level.kind == "custom" else ""
+        out["panel"] = play.panel_props(level, lang, gates or START_GATES, progress, exam=bool(session.get("exam")),
+                                        code=code)  # fmt: skip
         out["maps"] = views.maps_html(api.level_reading(level, lang), lang)
     elif level.lab:
         if attempt and attempt.get("level") == level.id:

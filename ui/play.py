@@ -3,18 +3,31 @@
 Each handler takes the player's state in and returns a dict of named outputs (state included); what it gives the
 panel is a dict of the panel component's properties (only those that change)."""
 
+import json
 import time
 from collections.abc import Iterator
 
-from dragon import api, game
+from dragon import api, game, teacher_levels
 from dragon.config import HEADS
 from dragon.engine import Reading
-from dragon.levels import LANGS, Level, get_level
+from dragon.levels import LANGS, Level, all_levels
 from dragon.scoring import ascent_path, score, stars
 
 from . import views
 from .draw import coach_html, dragon_svg, esc, gauge_html, star_text, why_html
-from .session import START_GATES, Gates, Saved, State, clean_gates, level_after, session_of
+from .session import (
+    MAX_SANDBOX_CHARS,
+    SANDBOX,
+    SANDBOX_LANGS,
+    START_GATES,
+    Gates,
+    Saved,
+    State,
+    clean_gates,
+    level_after,
+    level_of,
+    session_of,
+)
 from .text import head_label, head_name, t
 from .top import progress_props
 
@@ -46,13 +59,16 @@ def live_view(level: Level, lang: str, gates: list[float], progress: dict) -> tu
     return view, improved
 
 
-def buttons_html(level: Level, lang: str, progress: dict) -> str:
-    """The panel's buttons; those that cost stars say how many stay reachable after them."""
+def buttons_html(level: Level, lang: str, progress: dict, exam: bool = False) -> str:
+    """The panel's buttons; those that cost stars say how many stay reachable after them. An exam (the teacher's
+    link) has no hint, demo or reveal."""
 
     def button(act: str, cost: int | None = None) -> str:
         after = f' <span class="cost">{esc(t("cap_after", lang, stars=star_text(cost)))}</span>' if cost else ""
         return f'<button type="button" class="btn" data-act="{act}" id="mhd-{act}">{esc(t(act, lang))}{after}</button>'
 
+    if exam:
+        return button("reset") + f'<span class="exam-note">{esc(t("exam_on", lang))}</span>'
     return (
         button("hint", cap(progress, level.id, extra_hints=1))
         + button("demo", cap(progress, level.id, at_least=2))
@@ -100,8 +116,10 @@ def why_block(level: Level, lang: str) -> str:
     return why_html(level, lang) + views.panel_html(level, lang) + views.claims_html(level, lang)
 
 
-def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "") -> dict:
-    """The whole panel for a slider level, as opened (the why shows once the level has a star)."""
+def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "",
+                exam: bool = False, code: str = "") -> dict:  # fmt: skip
+    """The whole panel for a slider level, as opened (the why shows once the level has a star); `code`: a teacher
+    level's share code, sent back with each slider move."""
     reading = api.level_reading(level, lang)
     view, _ = live_view(level, lang, gates, progress)
     names = [head_label(i, lang) for i in range(len(HEADS))]
@@ -122,11 +140,39 @@ def panel_props(level: Level, lang: str, gates: list[float], progress: dict, fee
         "rowcls": ["silent" if h in silent else "" for h in HEADS],
         "marks": row_marks(reading, lang),
         "dragon": dragon_svg(lang),
-        "actions": buttons_html(level, lang, progress),
+        "actions": buttons_html(level, lang, progress, exam),
         "next": won_html(level, lang, progress),
         "won": "",
         "feedback": feedback,
+        "code": code,
     }
+
+
+def sandbox_code(text: str, tlang: str) -> str:
+    """What the sandbox's panel sends with each slider move: its text and language."""
+    return json.dumps({"text": text, "tlang": tlang}, ensure_ascii=False)
+
+
+def free_view(reading: Reading, gates: list[float], lang: str) -> dict:
+    """The sandbox's live boxes: no score (there is no target), the fused output of these gates."""
+    return {"gauge": f'<div class="free-note">{esc(t("sb_no_target", lang))}</div>',
+            "compare": views.free_comparison(reading, gates, lang), "say": ""}  # fmt: skip
+
+
+def free_panel_props(reading: Reading, lang: str, gates: list[float], text: str, tlang: str, feedback: str = "") -> dict:
+    """The panel in the sandbox: live sliders over the player's text, start over, no target."""
+    names = [head_label(i, lang) for i in range(len(HEADS))]
+    silent = set(api.silent_heads(reading))
+    reset = f'<button type="button" class="btn" data-act="reset" id="mhd-reset">{esc(t("reset", lang))}</button>'
+    return {
+        **free_view(reading, gates, lang),
+        "value": list(gates), "kind": "free", "level": SANDBOX, "lang": lang, "saved": "",
+        "title": esc(t("panel_label", lang)), "bad_box": esc(t("bad_box", lang)), "names": [esc(n) for n in names],
+        "numlabels": [esc(t("value_of", lang, name=n)) for n in names],
+        "rowcls": ["silent" if h in silent else "" for h in HEADS], "marks": row_marks(reading, lang),
+        "dragon": dragon_svg(lang), "actions": reset, "next": "", "won": "", "feedback": feedback,
+        "code": sandbox_code(text, tlang),
+    }  # fmt: skip
 
 
 HIDDEN = {"kind": "", "compare": "", "feedback": "", "gauge": "", "next": "", "won": "", "say": ""}  # not a slider level
@@ -143,11 +189,14 @@ def live(payload: dict | None) -> dict:
     try:
         if not isinstance(payload, dict):
             raise ValueError("payload must be an object")
-        level = get_level(str(payload.get("level")))
         lang = payload.get("lang")
-        if not level.sliders or lang not in LANGS:
-            raise ValueError("not a slider level")
+        if lang not in LANGS:
+            raise ValueError("not a language of the game")
         gates = clean_gates(payload.get("gates"))
+        if payload.get("level") == SANDBOX:
+            return {"level": SANDBOX, "view": free_view(sandbox_reading(payload.get("code")), gates, lang),
+                    "record": False}  # fmt: skip
+        level = live_level(payload.get("level"), payload.get("code"))
     except ValueError as err:
         return {"error": str(err)}
     progress = game.load(payload.get("saved")).progress
@@ -155,13 +204,35 @@ def live(payload: dict | None) -> dict:
     return {"level": level.id, "view": view, "record": improved}
 
 
+def sandbox_reading(code) -> Reading:
+    """The sandbox text a slider move carries, read (ValueError when it is not one)."""
+    data = json.loads(code) if isinstance(code, str) and len(code) < 4 * MAX_SANDBOX_CHARS else None
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str) or data.get("tlang") not in SANDBOX_LANGS:
+        raise ValueError("not a sandbox text")
+    return api.text_reading(data["text"][:MAX_SANDBOX_CHARS], data["tlang"])
+
+
+def live_level(level_id, code) -> Level:
+    """The slider level a slider move names: a shipped one, or a teacher's carried by its share code."""
+    if level_id in all_levels() and all_levels()[level_id].sliders:
+        return all_levels()[level_id]
+    if teacher_levels.is_teacher_id(level_id) and isinstance(code, str):
+        try:
+            found = [lv for lv in teacher_levels.levels_from_code(code) if lv.id == level_id]
+        except teacher_levels.TeacherLevelError as err:
+            raise ValueError(str(err)) from None
+        if found:
+            return found[0]
+    raise ValueError("not a slider level")
+
+
 # --- Gradio events ------------------------------------------------------------------------------------------
 
 
 def _context(state: State, saved: Saved, gates: Gates) -> tuple[Level, str, dict, list[float]] | None:
     session = session_of(state)
-    level = get_level(session["level"])
-    if not level.sliders:
+    level = level_of(session)
+    if level is None or not level.sliders:
         return None
     try:
         g = clean_gates(gates)
@@ -182,11 +253,12 @@ def record(state: State, saved: Saved, gates: Gates) -> dict:
     if earned <= before and round(s, 2) <= progress["best"].get(level.id, -1.0):
         return {}
     progress = game.record(progress, level.id, s, earned)
-    out: dict = {"saved": game.save(progress), "top": progress_props(level, lang, progress)}
+    out: dict = {"saved": game.save(progress), "top": progress_props(level, lang, progress, session_of(state))}
     panel: dict = {"saved": out["saved"]}
     if earned > before:
         panel.update(
-            won=f"won w{earned}", next=won_html(level, lang, progress), actions=buttons_html(level, lang, progress)
+            won=f"won w{earned}", next=won_html(level, lang, progress),
+            actions=buttons_html(level, lang, progress, session_of(state)["exam"]),
         )
         if before == 0:
             panel["feedback"] = why_block(level, lang)
@@ -194,12 +266,13 @@ def record(state: State, saved: Saved, gates: Gates) -> dict:
     return out
 
 
-def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: str = "", **panel) -> dict:
+def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: str = "", exam: bool = False,
+            **panel) -> dict:  # fmt: skip
     """A button's answer: the panel's view for these gates and progress, a line of feedback, progress saved."""
     view, _ = live_view(level, lang, gates, progress)
     feedback = coach_html(coach) + (why_block(level, lang) if progress["stars"].get(level.id, 0) > 0 else "")
     saved = game.save(progress)
-    props = {**view, "saved": saved, "actions": buttons_html(level, lang, progress), "feedback": feedback,
+    props = {**view, "saved": saved, "actions": buttons_html(level, lang, progress, exam), "feedback": feedback,
              "ack": time.time_ns(), **panel}  # fmt: skip
     return {"panel": props, "saved": saved}
 
@@ -207,10 +280,10 @@ def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: 
 def hint(state: State, saved: Saved, gates: Gates) -> dict:
     """Little T reads the gradient: which head to move and which way (costs one star of the level's best)."""
     ctx = _context(state, saved, gates)
-    if ctx is None:
+    if ctx is None or session_of(state)["exam"]:
         return {}
     level, lang, progress, g = ctx
-    advice = api.hint(level.id, g, lang)
+    advice = api.hint_level(level, g, lang)
     reading = api.level_reading(level, lang)
     if advice["done"]:
         return _answer(level, lang, g, progress, t("hint_done", lang), marks=row_marks(reading, lang))
@@ -225,7 +298,7 @@ def demo(state: State, saved: Saved, gates: Gates) -> Iterator[dict]:
     """The goddess's demo: real gradient ascent from the player's gates, one step a frame, not scored; then the
     sliders go back where the player left them, and the level is marked as shown (it counts as two hints)."""
     ctx = _context(state, saved, gates)
-    if ctx is None:
+    if ctx is None or session_of(state)["exam"]:
         return
     level, lang, progress, g = ctx
     reading = api.level_reading(level, lang)
@@ -240,23 +313,22 @@ def demo(state: State, saved: Saved, gates: Gates) -> Iterator[dict]:
         }
         time.sleep(DEMO_DELAY_S)
     out = _answer(level, lang, g, progress, t("demo_done", lang), value=g, marks=row_marks(reading, lang))
-    out["top"] = progress_props(level, lang, progress)
+    out["top"] = progress_props(level, lang, progress, session_of(state))
     yield out
 
 
 def reveal(state: State, saved: Saved, gates: Gates) -> dict:
-    """The teacher's reveal: the target weights (also as ▲ under the sliders) and the why; caps the stars like
-    two hints."""
+    """The teacher's reveal: the sliders move to the target (its weights also as ▲ under them) and the why shows;
+    caps the stars like two hints. Not in an exam."""
     ctx = _context(state, saved, gates)
-    if ctx is None:
+    if ctx is None or session_of(state)["exam"]:
         return {}
-    level, lang, progress, g = ctx
+    level, lang, progress, _ = ctx
     progress = game.use_hints_up_to(progress, level.id, 2)
-    target = level.target_for(lang)
-    weights = "  ".join(f"{head_name(h, lang)} {round(v, 2):g}" for h, v in zip(HEADS, target, strict=True))
-    out = _answer(
-        level, lang, g, progress, marks=row_marks(api.level_reading(level, lang), lang, target=target),
-    )  # fmt: skip
+    target = [round(v, 2) for v in level.target_for(lang)]
+    weights = "  ".join(f"{head_name(h, lang)} {v:g}" for h, v in zip(HEADS, target, strict=True))
+    marks = row_marks(api.level_reading(level, lang), lang, target=target)
+    out = _answer(level, lang, target, progress, value=target, marks=marks)
     out["panel"]["feedback"] = coach_html(
         t("reveal_says", lang) + weights + "  " + t("reveal_marks", lang)
     ) + why_block(level, lang)
@@ -264,10 +336,19 @@ def reveal(state: State, saved: Saved, gates: Gates) -> dict:
 
 
 def reset(state: State, saved: Saved, gates: Gates) -> dict:
-    """Start over: every slider back at 0.5 (the level's record is kept)."""
+    """Start over: every slider back at 0.5 (the level's record is kept); in the sandbox too."""
+    session = session_of(state)
+    if session["level"] == SANDBOX:
+        try:
+            reading = api.text_reading(session["text"], session["tlang"])
+        except ValueError:
+            return {}
+        view = free_view(reading, START_GATES, session["lang"])
+        return {"panel": {**view, "value": list(START_GATES), "ack": time.time_ns(),
+                          "feedback": coach_html(t("reset_says", session["lang"]))}}  # fmt: skip
     ctx = _context(state, saved, START_GATES)
     if ctx is None:
         return {}
     level, lang, progress, g = ctx
     marks = row_marks(api.level_reading(level, lang), lang)
-    return _answer(level, lang, g, progress, t("reset_says", lang), value=g, marks=marks)
+    return _answer(level, lang, g, progress, t("reset_says", lang), exam=session["exam"], value=g, marks=marks)

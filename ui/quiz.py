@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dragon import game
 from dragon.chapter1 import compare_stars, finding_heads, match_stars
 from dragon.config import HEADS
-from dragon.levels import Level, get_level
+from dragon.levels import Level, all_levels, get_level
 from dragon.scoring import stars
 
 from . import views
@@ -115,6 +115,8 @@ def _whole(value) -> int | None:
 def check(state: State, saved: Saved, data: EventData) -> dict:
     """The player's answers to a chapter-1 level (the quiz's 'check' event data); bad input changes nothing."""
     session = session_of(state)
+    if session["level"] not in all_levels():
+        return {}  # the sandbox or a teacher's level: no quiz
     level, lang = get_level(session["level"]), session["lang"]
     progress = game.load(saved).progress
     data = data if isinstance(data, dict) else {}

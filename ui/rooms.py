@@ -8,12 +8,12 @@ import time
 from collections.abc import Callable
 
 from dragon import game
-from dragon.levels import Level, get_level
+from dragon.levels import Level, all_levels, get_level
 
 from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box
 from .draw import esc
 from .lab import Action, Attempt, Outcome, Progress, Room
-from .session import EventData, Saved, State, session_of
+from .session import EventData, Saved, State, carried, session_of
 from .text import t
 from .top import progress_props
 
@@ -103,6 +103,8 @@ def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None =
 def context(state: State, saved: Saved) -> tuple[Level, str, dict, Attempt] | None:
     """The lab on screen for this player: level, language, progress and attempt (None when it is not a lab)."""
     session = session_of(state)
+    if session["level"] not in all_levels():
+        return None  # the sandbox or a teacher's level: no lab
     level = get_level(session["level"])
     if level.kind not in ROOMS:
         return None
@@ -128,7 +130,8 @@ def answer(event: str, state: State, saved: Saved, data: EventData = None, bar: 
     after, attempt, note = outcome
     if note:
         return {"lab": lab_props(level, lang, after, attempt, note)}
-    shown = {"lab": lab_props(level, lang, after, attempt), "session": {"level": level.id, "lang": lang, "lab": attempt}}
+    session = {**carried(session_of(state)), "level": level.id, "lang": lang, "lab": attempt}
+    shown = {"lab": lab_props(level, lang, after, attempt), "session": session}
     if not action.scored:
         return shown
     return {

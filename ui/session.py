@@ -1,14 +1,19 @@
 """The player's session (level and language) and where the game goes next."""
 
-from dragon import game
+from dragon import game, teacher_levels
 from dragon.config import HEADS
 from dragon.levels import LANGS, Level, all_levels, load_levels
 from dragon.scoring import as_gates
 
 START_GATES = [0.5] * len(HEADS)
 
+SANDBOX = "sandbox"  # the sandbox's place in the session and the level picker: any text, no target
+SANDBOX_LANGS = ("auto", "zh", "en")
+MAX_SANDBOX_CHARS = 400  # the sandbox's text box (the dragon reads at most 64 tokens of it; the page says so)
+
 # What the handlers receive from the page (checked, never trusted):
-State = dict | None  # the session (gr.State): {"level", "lang"}
+State = dict | None  # the session (gr.State): {"level", "lang"}, and "exam", "custom" (a teacher's share code),
+# "text" / "tlang" (the sandbox's text), "lab" (a lab level's attempt)
 Saved = str | None  # the signed progress the browser keeps (gr.BrowserState)
 Gates = list  # the panel's value: eight numbers, as the sliders show them
 EventData = dict | None  # what a component's script sent with its event
@@ -23,12 +28,44 @@ def first_level_id() -> str:
     return load_levels()[0].levels[0].id
 
 
+def pack_of(code) -> tuple[Level, ...]:
+    """The teacher's levels a share code carries (none when there is no code or it is not a good one)."""
+    if not isinstance(code, str) or not code:
+        return ()
+    try:
+        return teacher_levels.levels_from_code(code)
+    except teacher_levels.TeacherLevelError:
+        return ()
+
+
 def session_of(state: State) -> dict:
-    """The per-player session (level and language); anything odd falls back to the first level in Chinese."""
+    """The per-player session: level (a shipped id, a teacher level of its share code, or the sandbox), language,
+    the exam switch, the teacher's share code and the sandbox's text; anything odd falls back to the first level."""
     state = state if isinstance(state, dict) else {}
-    level = state.get("level") if state.get("level") in all_levels() else first_level_id()
     lang = state.get("lang") if state.get("lang") in LANGS else "zh"
-    return {"level": level, "lang": lang}
+    custom = state.get("custom") if isinstance(state.get("custom"), str) else ""
+    pack = pack_of(custom)
+    level = state.get("level")
+    if not (level in all_levels() or level == SANDBOX or any(lv.id == level for lv in pack)):
+        level = first_level_id()
+    text = state.get("text") if isinstance(state.get("text"), str) else ""
+    tlang = state.get("tlang") if state.get("tlang") in SANDBOX_LANGS else "auto"
+    return {"level": level, "lang": lang, "exam": state.get("exam") is True, "custom": custom if pack else "",
+            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang}  # fmt: skip
+
+
+def carried(session: dict) -> dict:
+    """What a session keeps from level to level: the exam switch, the teacher's pack, the sandbox's text."""
+    return {k: session[k] for k in ("exam", "custom", "text", "tlang") if session.get(k)}
+
+
+def level_of(session: dict) -> Level | None:
+    """The level a (checked) session is on: a shipped level or a teacher's; None in the sandbox."""
+    if session["level"] == SANDBOX:
+        return None
+    if session["level"] in all_levels():
+        return all_levels()[session["level"]]
+    return next(lv for lv in pack_of(session["custom"]) if lv.id == session["level"])
 
 
 def open_levels(progress: dict) -> list[Level]:
@@ -45,7 +82,9 @@ def next_level_id(progress: dict) -> str:
 def level_after(level: Level, progress: dict) -> str | None:
     """Where 'next level' leads from a won level: the following level if it is open (or if this level was opened
     by a teacher's link beyond the player's chapters: the class goes on in order), else the first open level still
-    without a star; None at the very end."""
+    without a star; None at the very end. A teacher's level leads to the next level of its pack."""
+    if level.kind == "custom":
+        return level.after
     order = [lv.id for c in load_levels() for lv in c.levels]
     opened = {lv.id for lv in open_levels(progress)}
     following = order[order.index(level.id) + 1 :]

@@ -39,7 +39,7 @@ def level_options(progress: dict, lang: str, current: str = "") -> list[tuple[st
 def header_html(lang: str, progress: dict) -> str:
     """The title, and the player's XP and stars."""
     total = 3 * sum(len(c.levels) for c in load_levels())
-    earned = sum(progress["stars"].values())
+    earned = sum(progress["stars"].get(lv.id, 0) for c in load_levels() for lv in c.levels)
     return (
         f"<div class='dragon-title'><div><h1>{esc(t('app_title', lang))}</h1><p>{esc(t('tagline', lang))}</p></div>"
         f'<div class="xp"><b>{esc(t("xp", lang))}</b> {game.xp(progress)} · '
@@ -209,7 +209,7 @@ def claims_html(level: Level, lang: str) -> str:
     if not level.sliders:
         return ""
     items = []
-    for c in api.explain(level.id, lang)["claims"]:
+    for c in api.explain_level(level, lang)["claims"]:
         name = f"{NUMERALS[HEADS.index(c['head'])]} {head_name(c['head'], lang)}"
         if c["silent"]:
             body = t("claim_silent", lang, n=f"{c['loudness']:.2f}")
@@ -249,3 +249,47 @@ def panel_html(level: Level, lang: str) -> str:
     line = t("panel_keeps" if kept else "panel_departs", lang, **values)
     why = "" if kept or level.departs is None else ("" if lang == "zh" else " ") + level.departs[lang]
     return f'<p class="panel-line" data-keeps="{int(kept)}">{esc(line + why)}</p>'
+
+
+# --- the sandbox: no target, the fused output of the sliders as they are -------------------------------------
+
+
+def free_comparison(reading: Reading, gates, lang: str) -> str:
+    """The sandbox's fused output for these gates: each head's share of it (the bars) and the words the mix of
+    heads attends to (the text shaded by the attention each word receives)."""
+    sizes = reading.head_sizes.numpy().astype(np.float64)
+    mine = unit(np.asarray(gates, dtype=np.float64) * sizes).tolist()
+    shares = word_shares(reading, gates)
+    top = max(float(shares.max(initial=0.0)), 1e-9)
+    words = "".join(
+        f'<span class="w{" dark" if v / top > 0.55 else ""}" style="--a:{v / top:.2f}" '
+        f'data-tip="{esc(f"{tok} {v:.2f}")}">{esc(tok)}</span>'
+        for tok, v in zip(reading.tokens, shares, strict=True)
+    )
+    title = t("your_mix", lang)
+    picture = (
+        f'<figure class="hl mine"><figcaption>{esc(title)}</figcaption>'
+        f'<div class="hl-words" tabindex="0" role="group" aria-label="{esc(title)}. {esc(t("map_keys", lang))}" '
+        f'lang="{"zh-CN" if reading.analysis.lang == "zh" else "en"}">{words}</div></figure>'
+    )
+    bars = profile_html(mine, None, api.silent_heads(reading), lang)
+    return f'{bars}<p class="note">{esc(t("sb_profile_note", lang))}</p><div class="pictures">{picture}</div>'
+
+
+def top_words_html(reading: Reading, lang: str) -> str:
+    """Each head's most-attended words as text, with the shares its map shows (a text alternative for all eight)."""
+    silent = set(api.silent_heads(reading))
+    items = []
+    for i, head in enumerate(HEADS):
+        found = top_words(reading, head)
+        if head in silent:
+            said = t("silent", lang)
+        elif not found:
+            said = t("looks_self", lang)
+        else:
+            said = "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5])
+        items.append(
+            f'<li data-head="{head}"><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
+            f"<b>{esc(head_label(i, lang))}</b> {esc(said)}</li>"
+        )
+    return f'<ul class="top-words">{"".join(items)}</ul>'

@@ -1,9 +1,14 @@
 // The page's top (js_on_load): the level picker, the language switch and projector mode.
 // 'choose' and 'lang' are Gradio events; the link (?level=…&lang=…) always names the level on screen, so a reload
 // or a language switch stays on it.
+const LINK = ["level", "custom", "exam", "text", "sandbox", "tlang"]; // what the server's `link` decides
 function syncLink() {
   const url = new URL(location.href);
-  if (props.level) url.searchParams.set("level", props.level);
+  if (props.level) {
+    LINK.forEach((k) => url.searchParams.delete(k));
+    const link = props.link || {};
+    for (const k of LINK) if (link[k]) url.searchParams.set(k, link[k]);
+  }
   if (props.lang) url.searchParams.set("lang", props.lang);
   history.replaceState(null, "", url.toString());
   const pick = element.querySelector(".level-pick");
@@ -21,7 +26,25 @@ element.addEventListener("change", (event) => {
   }
 });
 
+// The sandbox's text box sits in the top: its button sends the text to be read ('read', with the sliders on screen).
+function readText() {
+  const box = element.querySelector("#mhd-sb-text");
+  const lang = element.querySelector('[data-field="tlang"]');
+  document.dispatchEvent(new Event("mhd-sync"));
+  trigger("read", { text: box ? box.value : "", tlang: lang ? lang.value : "auto" });
+}
+element.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && event.target.id === "mhd-sb-text") {
+    event.preventDefault();
+    readText();
+  }
+});
+
 element.addEventListener("click", (event) => {
+  if (event.target.closest("#mhd-sb-read")) {
+    readText();
+    return;
+  }
   const button = event.target.closest("button[data-lang]");
   if (!button || button.dataset.lang === props.lang) return;
   window.__dragon.setLang(button.dataset.lang);
@@ -29,7 +52,7 @@ element.addEventListener("click", (event) => {
   trigger("lang", { lang: button.dataset.lang });
 });
 
-watch(["level", "lang", "options", "notice"], syncLink);
+watch(["level", "lang", "options", "notice", "link"], syncLink);
 // A new level (chosen, or the next one): its title comes into view, where the player reads what to do.
 watch("level", () => {
   const title = element.querySelector(".level-title");

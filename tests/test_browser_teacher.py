@@ -1,0 +1,172 @@
+"""The classroom in headless Chromium: the sandbox, a level made from it, an uploaded level and pack, a share link
+opened in a fresh browser, the exam switch, and the teachers' files (worksheet, PNG of the maps, report)."""
+
+import json
+import urllib.parse
+
+import pytest
+
+import dragon
+from dragon import api, teacher_levels
+from dragon.config import HEADS
+from dragon.scoring import score
+from ui.text import t
+
+from tests.test_browser import browser, opening, shot  # noqa: F401  (browser: the fixture)
+
+pytestmark = pytest.mark.browser
+
+SENTENCE = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
+GATES = [0, 0, 0.9, 0, 0.8, 0, 0, 0.2]  # emotion, time, context: heads that speak in SENTENCE
+POEM = {"title": {"zh": "床前明月", "en": "Moon by My Bed"}, "lang": "zh",
+        "text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。", "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # fmt: skip
+TEACHER = {"title": {"zh": "老师", "en": "The teacher"}, "lang": "en",
+           "text": "The teacher told the students that they should study hard.",
+           "target": {"context": 0.9, "semantics": 0.6}}  # fmt: skip
+
+
+def ready_any(page) -> None:
+    page.wait_for_selector("#top .level-title")
+    page.wait_for_function(
+        "document.querySelector('#panel .score-value') || document.querySelector('#panel .free-note') "
+        "|| !document.querySelector('.mhd-quiz[hidden]') || document.querySelector('#lab .mhd-lab:not([hidden])')"
+    )
+
+
+@pytest.fixture
+def open_any(browser, app_url):  # noqa: F811
+    yield from opening(browser, app_url, ready_any)
+
+
+def set_gates(page, gates: list[float]) -> None:
+    for i, v in enumerate(gates):
+        box = page.locator(f"#panel .srow >> nth={i} >> input.num")
+        box.fill(str(v))
+        box.press("Enter")
+    page.wait_for_function(
+        "g => [...document.querySelectorAll('#panel input.range')].every((r, i) => Math.abs(+r.value - g[i]) < 1e-9)",
+        arg=gates,
+    )
+
+
+def test_the_sandbox_reads_any_text_and_makes_a_level_that_a_fresh_browser_opens_by_its_share_link(open_any, browser):  # noqa: F811
+    page = open_any(f"sandbox=1&lang=zh&text={urllib.parse.quote(SENTENCE)}")
+    page.wait_for_selector("#sandbox .top-words")
+    truth = dragon.analyze(SENTENCE, "auto")
+    # the eight real maps, each head's words as text, the token cap said
+    assert page.locator("#maps .tile").count() == len(HEADS)
+    words = page.locator("#sandbox .top-words li").all_inner_texts()
+    assert len(words) == len(HEADS) and "悲伤" in words[HEADS.index("emotion")]
+    assert "64" in page.locator("#top .sb-form .note").inner_text()
+    assert page.locator("#top .tok").count() == len(truth["tokens"])
+    shot(page, "sandbox-zh-desktop")
+    # live sliders move the fused output without any score
+    before = page.locator("#panel [data-live=compare]").inner_html()
+    set_gates(page, GATES)
+    page.wait_for_function("b => document.querySelector('#panel [data-live=compare]').innerHTML !== b", arg=before)
+    assert page.locator("#panel .score-value").count() == 0
+    # make a level of it: the sliders become the target
+    page.fill("#sandbox [data-field=title_zh]", "公园里的女孩")
+    page.fill("#sandbox [data-field=title_en]", "The girl in the park")
+    page.click("#mhd-sb-make")
+    page.wait_for_selector("#panel .score-value")
+    assert "公园里的女孩" in page.locator("#top .level-title").inner_text()
+    shown = float(page.locator("#panel .score-value").text_content())
+    reading = api.text_reading(SENTENCE, "zh")
+    assert shown == pytest.approx(score(reading, [0.5] * 8, GATES), abs=0.05)  # opened as the class will see it
+    share = page.locator('#teacher input[data-link="plain"]').input_value()
+    assert "custom=T1." in share and len(share) < 2000
+    # a fresh browser (no storage) opens the level from the link alone and plays it with stars and hints
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    try:
+        fresh = context.new_page()
+        fresh.goto(share)
+        fresh.wait_for_selector("#panel .score-value")
+        assert "公园里的女孩" in fresh.locator("#top .level-title").inner_text()
+        assert float(fresh.locator("#panel .score-value").text_content()) < 70  # opened at 0.5 each: not won
+        assert fresh.locator("#mhd-hint").count() == 1
+        set_gates(fresh, GATES)
+        fresh.wait_for_function("document.querySelector('#panel .stars').textContent.includes('★★★')")
+        shot(fresh, "teacher-level-fresh-browser")
+    finally:
+        context.close()
+
+
+def test_an_exam_link_hides_hints_demo_and_reveal_for_whoever_opens_it(open_any):
+    code = api.check_level({"levels": [POEM, TEACHER]})["code"]
+    page = open_any(f"custom={urllib.parse.quote(code)}&exam=1&lang=en")
+    page.wait_for_selector("#panel .score-value")
+    for act in ("hint", "demo", "reveal"):
+        assert page.locator(f"#panel [data-act={act}]").count() == 0
+    assert t("exam_on", "en") in page.locator("#panel .buttons").inner_text()
+    assert page.locator("#teacher .mhd-teacher[hidden]").count() == 1  # no answer key for the class
+    second = teacher_levels.levels_from_code(code)[1].id
+    page.select_option("#top .level-pick", second)  # the exam goes on to the next level chosen
+    page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('The teacher')")
+    page.wait_for_selector("#panel .score-value")
+    assert page.locator("#panel [data-act=hint]").count() == 0
+    assert "exam=1" in page.url
+    shot(page, "exam-en-desktop")
+
+
+def test_the_reveal_moves_the_sliders_to_the_target(open_any):
+    page = open_any("level=2-1&lang=zh")
+    page.click("#mhd-reveal")
+    target = api.explain("2-1", "zh")["target"]
+    page.wait_for_function(
+        "g => [...document.querySelectorAll('#panel input.range')].every((r, i) => Math.abs(+r.value - g[i]) < 0.006)",
+        arg=target,
+    )
+    assert float(page.locator("#panel .score-value").text_content()) > 99.9
+
+
+def test_a_pasted_pack_opens_and_a_bad_one_is_refused_with_every_reason(open_any):
+    page = open_any("level=2-1&lang=en")
+    page.click("#teacher summary")
+    bad = {**POEM, "target": {"emotion": 1.5, "humour": 1}, "genre": "novel"}
+    page.fill("#mhd-tb-source", json.dumps(bad, ensure_ascii=False))
+    page.click("#teacher [data-act=load]")
+    page.wait_for_selector("#teacher .refusal")
+    said = page.locator("#teacher .refusal li").all_inner_texts()
+    assert said == api.check_level(bad)["errors"] and len(said) == 3
+    assert "2-1" in page.locator("#top .level-title").inner_text()  # nothing else changed
+    pack = {"levels": [POEM, TEACHER]}
+    page.fill("#mhd-tb-source", json.dumps(pack, ensure_ascii=False))
+    page.click("#teacher [data-act=load]")
+    page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('Moon by My Bed')")
+    options = page.locator("#top .level-pick option").all_inner_texts()
+    assert any("Moon by My Bed" in o for o in options) and any("The teacher" in o for o in options), options
+    set_gates(page, [POEM["target"].get(h, 0.0) for h in HEADS])
+    page.wait_for_selector("#panel [data-act=next]")
+    page.click("#panel [data-act=next]")
+    page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('The teacher')")
+    levels = teacher_levels.levels_from_code(api.check_level(pack)["code"])
+    assert page.locator("#top .tok").count() == len(api.level_reading(levels[1], "en").tokens)
+    shot(page, "teacher-pack-en-desktop")
+
+
+def test_an_uploaded_file_is_read_into_the_box_and_opens(open_any, tmp_path):
+    page = open_any("level=2-2&lang=zh")
+    page.click("#teacher summary")
+    path = tmp_path / "level.yaml"
+    path.write_text("title: {zh: 静夜思, en: Quiet Night}\nlang: zh\ntext: 床前明月光，疑是地上霜。举头望明月，低头思故乡。\n"
+                    "target: {emotion: 0.9, tone: 0.8, space: 0.3}\n", encoding="utf-8")  # fmt: skip
+    page.set_input_files("#teacher .tb-upload", str(path))
+    page.wait_for_function("document.querySelector('#mhd-tb-source').value.includes('静夜思')")
+    page.click("#teacher [data-act=load]")
+    page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('静夜思')")
+    assert "custom=T1." in page.url
+
+
+def test_a_damaged_share_link_says_why_and_opens_the_game(open_any):
+    page = open_any("custom=T1.damaged@@&lang=en")
+    notice = page.locator("#top .notice").inner_text()
+    assert "cannot be opened" in notice and "damaged" in notice
+
+
+def test_hostile_text_in_the_sandbox_is_shown_as_text(open_any):
+    hostile = "<img src=x onerror=alert(1)> ${document.title} hello world"
+    page = open_any(f"sandbox=1&lang=en&text={urllib.parse.quote(hostile)}")
+    page.wait_for_selector("#sandbox .top-words")
+    assert page.locator("#top img[src=x], #sandbox img[src=x]").count() == 0
+    assert "${document.title}" in page.locator("#mhd-sb-text").input_value()

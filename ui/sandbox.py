@@ -1,0 +1,217 @@
+"""The sandbox: any text in Chinese or English, the eight real maps and each head's top words, live sliders over the
+fused output; for English the real pretrained model's 72 heads on one word's row; and a level made from it all."""
+
+import time
+
+from dragon import api, game, teacher_levels
+from dragon.analyser import MAX_TOKENS
+from dragon.config import HEADS
+from dragon.engine import Reading
+
+from . import play, views
+from .draw import esc
+from .lab import HIDDEN
+from .page import page
+from .session import (
+    MAX_SANDBOX_CHARS,
+    SANDBOX,
+    SANDBOX_LANGS,
+    START_GATES,
+    EventData,
+    Gates,
+    Saved,
+    State,
+    carried,
+    clean_gates,
+    session_of,
+)
+from .teacher_view import errors_html, teacher_props
+from .tensors import attention_strip
+from .text import t
+from .top import sandbox_top
+
+MAX_TITLE = teacher_levels.MAX_TITLE_CHARS
+
+
+def reading_of(text: str, tlang: str) -> Reading | None:
+    try:
+        return api.text_reading(text, tlang)
+    except ValueError:
+        return None
+
+
+def form_html(lang: str, text: str, tlang: str) -> str:
+    """The text box, its language and the read button, with the cap said."""
+    options = "".join(
+        f'<option value="{v}"{" selected" if v == tlang else ""}>{esc(t(key, lang))}</option>'
+        for v, key in zip(SANDBOX_LANGS, ("sb_auto", "sb_lang_zh", "sb_lang_en"), strict=True)
+    )
+    return (
+        f'<div class="sb-form"><label for="mhd-sb-text">{esc(t("sb_text_label", lang))}</label>'
+        f'<textarea id="mhd-sb-text" data-field="text" rows="3" maxlength="{MAX_SANDBOX_CHARS}">{esc(text)}</textarea>'
+        f'<div class="sb-row"><label>{esc(t("sb_lang_label", lang))} <select data-field="tlang">{options}</select></label>'
+        f'<button type="button" class="btn primary" data-act="read" id="mhd-sb-read">{esc(t("sb_read", lang))}</button></div>'
+        f'<p class="note">{esc(t("sb_cap", lang, chars=MAX_SANDBOX_CHARS, tokens=MAX_TOKENS))}</p></div>'
+    )
+
+
+def make_html(lang: str, message: str = "") -> str:
+    """Make a level of it: titles and an explanation (optional), the sliders as the target."""
+
+    def field(name: str, key: str, value: str = "") -> str:
+        return (f'<label>{esc(t(key, lang))}<input type="text" data-field="{name}" maxlength="{MAX_TITLE}" '
+                f'value="{esc(value)}"></label>')  # fmt: skip
+
+    return (
+        f'<div class="sb-make"><b>{esc(t("sb_make_title", lang))}</b><p class="note">{esc(t("sb_make_help", lang))}</p>'
+        f'<div class="sb-row">{field("title_zh", "sb_name_zh")}{field("title_en", "sb_name_en")}</div>'
+        f'<label>{esc(t("sb_explain", lang))}<textarea data-field="explanation" rows="2" '
+        f'maxlength="{teacher_levels.MAX_NOTE_CHARS}"></textarea></label>'
+        f'<button type="button" class="btn primary" data-act="make" id="mhd-sb-make">{esc(t("sb_make", lang))}</button>'
+        f'<div class="sb-msg" role="status">{message}</div></div>'
+    )
+
+
+def body_html(lang: str, text: str, tlang: str, reading: Reading | None, message: str = "", crystal: str = "") -> str:
+    parts = []
+    if reading is None:
+        return ""
+    if reading.analysis.truncated:
+        parts.append(f'<p class="notice" role="status">{esc(t("sb_cut", lang, tokens=MAX_TOKENS))}</p>')
+    parts.append(f'<div class="sb-top"><b>{esc(t("sb_top_title", lang))}</b>{views.top_words_html(reading, lang)}</div>')
+    parts.append(crystal or crystal_form(lang, reading))
+    parts.append(make_html(lang, message))
+    return "".join(parts)
+
+
+def crystal_form(lang: str, reading: Reading) -> str:
+    """English text: pick a word and see its row in the real model's 72 heads; Chinese: say why not."""
+    if reading.analysis.lang != "en":
+        return f'<div class="sb-model"><b>{esc(t("sb_words_title", lang))}</b><p class="note">{esc(t("sb_en_only", lang))}</p></div>'
+    words = [w for w in dict.fromkeys(tok for tok in reading.tokens if tok[:1].isalnum())]
+    options = "".join(f'<option value="{esc(w)}">{esc(w)}</option>' for w in words)
+    return (
+        f'<div class="sb-model"><b>{esc(t("sb_words_title", lang))}</b><div class="sb-row">'
+        f'<label>{esc(t("sb_word_label", lang))} <select data-field="word">{options}</select></label>'
+        f'<button type="button" class="btn" data-act="word" id="mhd-sb-word">{esc(t("sb_word_button", lang))}</button>'
+        "</div></div>"
+    )
+
+
+def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates: list[float] | None = None,
+                 message: str = "") -> dict:  # fmt: skip
+    """The whole page in the sandbox (keep: what the session carries; its text and language are the sandbox's)."""
+    session = {**keep, "level": SANDBOX, "lang": lang}
+    text, tlang = session.get("text", ""), session.get("tlang", "auto")
+    reading = reading_of(text, tlang)
+    g = gates or START_GATES
+    if reading is None and text.strip():
+        notice = " ".join(n for n in (notice, t("sb_empty", lang)) if n)
+    top = sandbox_top(lang, progress, session, reading, notice, form_html(lang, text, tlang))
+    out = {"session": session, "saved": game.save(progress), "top": top}
+    out["quiz"], out["lab"] = {"body": ""}, dict(HIDDEN)
+    out["sandbox"] = {"body": body_html(lang, text, tlang, reading, message), "label": esc(t("sb_title", lang)),
+                      "ack": time.time_ns()}  # fmt: skip
+    out["teacher"] = teacher_props(None, lang, session) if reading is not None else {"body": ""}
+    if reading is None:
+        out["panel"], out["maps"] = dict(play.HIDDEN), ""
+    else:
+        out["panel"] = play.free_panel_props(reading, lang, g, text, tlang)
+        out["maps"] = views.maps_html(reading, lang)
+    return out
+
+
+def _gates(gates: Gates) -> list[float]:
+    try:
+        return clean_gates(gates)
+    except ValueError:
+        return list(START_GATES)
+
+
+def read_text(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:
+    """The read button (event data {text, tlang}): the dragon reads the text; the sliders stay where they are."""
+    session = session_of(state)
+    data = data if isinstance(data, dict) else {}
+    text = data.get("text") if isinstance(data.get("text"), str) else ""
+    tlang = data.get("tlang") if data.get("tlang") in SANDBOX_LANGS else "auto"
+    keep = {**carried(session), "text": text.strip()[:MAX_SANDBOX_CHARS], "tlang": tlang}
+    cut = len(text.strip()) > MAX_SANDBOX_CHARS
+    notice = t("sb_cut", session["lang"], tokens=MAX_TOKENS) if cut else ""
+    return sandbox_page(session["lang"], game.load(saved).progress, keep, notice, gates=_gates(gates))
+
+
+def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:
+    """Make a level of the sandbox's text with the sliders as its target: checked as any level is; a good one opens
+    (its share link in the teachers' box), a refused one stays in the sandbox with every reason and its figures."""
+    session = session_of(state)
+    lang = session["lang"]
+    data = data if isinstance(data, dict) else {}
+    reading = reading_of(session["text"], session["tlang"])
+    progress = game.load(saved).progress
+    g = _gates(gates)
+    if reading is None:
+        return sandbox_page(lang, progress, carried(session), gates=g)
+
+    def given(key: str, default: str) -> str:
+        value = data.get(key)
+        return value.strip()[:MAX_TITLE] if isinstance(value, str) and value.strip() else default
+
+    level = {
+        "title": {"zh": given("title_zh", t("sb_default_zh", "zh")), "en": given("title_en", t("sb_default_en", "en"))},
+        "lang": reading.analysis.lang, "text": session["text"],
+        "target": {h: v for h, v in zip(HEADS, g, strict=True) if v > 0},
+    }  # fmt: skip
+    explanation = data.get("explanation")
+    if isinstance(explanation, str) and explanation.strip():
+        level["explanation"] = explanation.strip()[: teacher_levels.MAX_NOTE_CHARS]
+    try:
+        made = teacher_levels.read_level(level)
+        code = teacher_levels.share_code([made])
+    except teacher_levels.TeacherLevelError as err:
+        message = errors_html(t("sb_refused", lang), err.errors)
+        return sandbox_page(lang, progress, carried(session), gates=g, message=message)
+    keep = {**carried(session), "custom": code}
+    out = page(made, lang, progress, t("tb_opened", lang, n=1), keep=keep)
+    out["teacher"] = teacher_props(made, lang, out["session"], esc(t("tb_opened", lang, n=1)), opened=True)
+    return out
+
+
+def crystal_html(lang: str, reading: Reading, text: str, word: str, bar=None) -> str:
+    """One word's row in all 72 heads of the real model, as 4-1 draws it, and the head sending it furthest."""
+    r = api.crystal_ball(text, word, progress=bar)
+    best = r["best"]
+    grid = heads_grid(r, lang, best_shown=True)
+    said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
+             w=f"{best['weight']:.2f}")  # fmt: skip
+    form = crystal_form(lang, reading).replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>')
+    return form.replace("</div></div>", f'</div><p class="result">{esc(said)}</p>{grid}</div>', 1)
+
+
+def pick_word(state: State, saved: Saved, data: EventData, bar=None) -> dict:
+    """The 72-head view (event data {word}): the word's row in every head of the real model (English only)."""
+    session = session_of(state)
+    lang = session["lang"]
+    reading = reading_of(session["text"], session["tlang"])
+    word = data.get("word") if isinstance(data, dict) else None
+    if reading is None or reading.analysis.lang != "en" or word not in reading.tokens:
+        return {}
+
+    def report(fraction: float, what: str) -> None:
+        if bar is not None:
+            bar(fraction, desc=what)
+
+    try:
+        crystal = crystal_html(lang, reading, session["text"], word, report)
+    except ValueError as err:
+        crystal = crystal_form(lang, reading) + errors_html(str(err), [])
+    body = body_html(lang, session["text"], session["tlang"], reading, crystal=crystal)
+    return {"sandbox": {"body": body, "ack": time.time_ns()}}
+
+
+def heads_grid(r: dict, lang: str, best_shown: bool = False) -> str:  # TEMPORARY until the shared grid lands
+    cells = []
+    for li in range(r["layers"]):
+        for hi in range(r["heads"]):
+            cells.append(f'<div class="cb-map"><span class="cb-name">L{li + 1} H{hi + 1}</span>'
+                         f'{attention_strip(r["attention"][li][hi], None, r["position"])}</div>')
+    return f'<div class="cb-grid">{"".join(cells)}</div>'
