@@ -239,7 +239,8 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True):
         # our stylesheet goes in <head> as it is: launch(css=…) would copy every rule under Gradio's container
         # with a higher specificity, and drop the media queries' rules for anything outside it
         head=f"<style>{(UI_ASSETS / 'style.css').read_text(encoding='utf-8')}</style>"
-        f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}</script>",
+        f"<script>{(UI_ASSETS / 'head.js').read_text(encoding='utf-8')}\n"
+        f"{(UI_ASSETS / 'exports.js').read_text(encoding='utf-8')}</script>",
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],
         run_history=False,  # the run-history panel snapshots the whole page state on every event
