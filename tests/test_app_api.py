@@ -153,7 +153,8 @@ def test_readme_api_example_runs(app_url) -> None:
 
 def test_check_level_over_the_api_as_the_readme_shows(client: Client) -> None:
     level = ('{"title": {"zh": "静夜思", "en": "Quiet Night"}, "lang": "zh", '
-             '"text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。", "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}')  # fmt: skip
+             '"text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。", '
+             '"target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}')
     good = client.predict(level, api_name="/check_level")
     assert good["ok"] and good["errors"] == [] and good["code"].startswith("T1.")
     assert set(good["quality"]) == {"all_equal", "random_median", "near_median", "ascent_steps"}

@@ -10,16 +10,16 @@ import dragon
 from dragon import api, teacher_levels
 from dragon.config import HEADS
 from dragon.scoring import score
-from ui.text import t
-
 from tests.test_browser import browser, opening, shot  # noqa: F401  (browser: the fixture)
+from ui.text import t
 
 pytestmark = pytest.mark.browser
 
 SENTENCE = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
 GATES = [0, 0, 0.9, 0, 0.8, 0, 0, 0.2]  # emotion, time, context: heads that speak in SENTENCE
 POEM = {"title": {"zh": "床前明月", "en": "Moon by My Bed"}, "lang": "zh",
-        "text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。", "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # fmt: skip
+        "text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。",
+        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # fmt: skip
 TEACHER = {"title": {"zh": "老师", "en": "The teacher"}, "lang": "en",
            "text": "The teacher told the students that they should study hard.",
            "target": {"context": 0.9, "semantics": 0.6}}  # fmt: skip
@@ -149,8 +149,9 @@ def test_an_uploaded_file_is_read_into_the_box_and_opens(open_any, tmp_path):
     page = open_any("level=2-2&lang=zh")
     page.click("#teacher summary")
     path = tmp_path / "level.yaml"
-    path.write_text("title: {zh: 静夜思, en: Quiet Night}\nlang: zh\ntext: 床前明月光，疑是地上霜。举头望明月，低头思故乡。\n"
-                    "target: {emotion: 0.9, tone: 0.8, space: 0.3}\n", encoding="utf-8")  # fmt: skip
+    path.write_text("title: {zh: 静夜思, en: Quiet Night}\nlang: zh\n"
+                    "text: 床前明月光，疑是地上霜。举头望明月，低头思故乡。\n"
+                    "target: {emotion: 0.9, tone: 0.8, space: 0.3}\n", encoding="utf-8")
     page.set_input_files("#teacher .tb-upload", str(path))
     page.wait_for_function("document.querySelector('#mhd-tb-source').value.includes('静夜思')")
     page.click("#teacher [data-act=load]")
