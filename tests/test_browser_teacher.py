@@ -9,6 +9,7 @@ import pytest
 import dragon
 from dragon import api, teacher_levels
 from dragon.config import HEADS
+from dragon.levels import get_level
 from dragon.scoring import score
 from tests.test_browser import browser, opening, shot  # noqa: F401  (browser: the fixture)
 from ui.text import t
@@ -36,6 +37,14 @@ def ready_any(page) -> None:
 @pytest.fixture
 def open_any(browser, app_url):  # noqa: F811
     yield from opening(browser, app_url, ready_any)
+
+
+def open_box(page) -> None:
+    """Open the teachers' box (a click on its summary) and wait until its buttons show."""
+    page.wait_for_selector("#teacher summary")
+    if not page.locator("#teacher details[open]").count():
+        page.click("#teacher summary")
+    page.wait_for_selector("#teacher [data-act=load]", state="visible")
 
 
 def set_gates(page, gates: list[float]) -> None:
@@ -122,7 +131,7 @@ def test_the_reveal_moves_the_sliders_to_the_target(open_any):
 
 def test_a_pasted_pack_opens_and_a_bad_one_is_refused_with_every_reason(open_any):
     page = open_any("level=2-1&lang=en")
-    page.click("#teacher summary")
+    open_box(page)
     bad = {**POEM, "target": {"emotion": 1.5, "humour": 1}, "genre": "novel"}
     page.fill("#mhd-tb-source", json.dumps(bad, ensure_ascii=False))
     page.click("#teacher [data-act=load]")
@@ -147,7 +156,7 @@ def test_a_pasted_pack_opens_and_a_bad_one_is_refused_with_every_reason(open_any
 
 def test_an_uploaded_file_is_read_into_the_box_and_opens(open_any, tmp_path):
     page = open_any("level=2-2&lang=zh")
-    page.click("#teacher summary")
+    open_box(page)
     path = tmp_path / "level.yaml"
     path.write_text("title: {zh: 静夜思, en: Quiet Night}\nlang: zh\n"
                     "text: 床前明月光，疑是地上霜。举头望明月，低头思故乡。\n"
@@ -171,3 +180,43 @@ def test_hostile_text_in_the_sandbox_is_shown_as_text(open_any):
     page.wait_for_selector("#sandbox .top-words")
     assert page.locator("#top img[src=x], #sandbox img[src=x]").count() == 0
     assert "${document.title}" in page.locator("#mhd-sb-text").input_value()
+
+
+def test_the_teachers_box_prints_the_worksheet_and_downloads_the_maps_png_and_the_report(open_any, tmp_path):
+    import io
+    import unicodedata
+
+    from PIL import Image
+    from pypdf import PdfReader
+
+    page = open_any("level=2-1&lang=zh")
+    level = api.explain("2-1", "zh")
+    open_box(page)
+    # the worksheet goes to the browser's print: catch the document, print it to PDF, read it back
+    page.evaluate("() => { window.__printed = []; window.__dragonExport.printHtml = (h) => window.__printed.push(h); }")
+    page.click("#teacher [data-file=worksheet]")
+    page.wait_for_function("window.__printed.length === 1")
+    sheet = page.evaluate("window.__printed[0]")
+    printer = page.context.new_page()
+    printer.set_content(sheet)
+    printer.emulate_media(media="print")
+    pdf = PdfReader(io.BytesIO(printer.pdf(format="A4")))
+    printer.close()
+    # NFKC: the PDF's text layer spells some CJK characters as their Kangxi radicals (⽉ for 月)
+    text = unicodedata.normalize("NFKC", "".join(p.extract_text() for p in pdf.pages))
+    text = text.replace(" ", "").replace("\n", "")
+    assert level["text"][:5] in text and t("ws_questions", "zh") in text
+    # the maps as one PNG, drawn by the browser at 2×
+    with page.expect_download() as got:
+        page.click("#teacher [data-file=png]")
+    path = tmp_path / "maps.png"
+    got.value.save_as(path)
+    image = Image.open(path)
+    assert got.value.suggested_filename == "maps-2-1.png" and image.width >= 1000 and len(image.getcolors(1 << 20)) > 50
+    # the report of this play: the sliders on screen, their score
+    set_gates(page, [0.2] * 8)
+    with page.expect_download() as got:
+        page.click("#teacher [data-file=report]")
+    report = got.value.path().read_text(encoding="utf-8")
+    reading = api.level_reading(get_level("2-1"), "zh")
+    assert f"{score(reading, [0.2] * 8, level['target']):.1f}" in report

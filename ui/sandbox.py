@@ -208,10 +208,15 @@ def pick_word(state: State, saved: Saved, data: EventData, bar=None) -> dict:
     return {"sandbox": {"body": body, "ack": time.time_ns()}}
 
 
-def heads_grid(r: dict, lang: str, best_shown: bool = False) -> str:  # TEMPORARY until the shared grid lands
+def heads_grid(r: dict, lang: str, best_shown: bool = False) -> str:
+    """The word's row in each of the model's heads as a strip (4-1 draws its grid with pick buttons instead); the
+    head sending the word furthest is marked when `best_shown`."""
+    best = (r["best"]["layer"], r["best"]["head"]) if best_shown else None
     cells = []
     for li in range(r["layers"]):
         for hi in range(r["heads"]):
-            cells.append(f'<div class="cb-map"><span class="cb-name">L{li + 1} H{hi + 1}</span>'
-                         f'{attention_strip(r["attention"][li][hi], None, r["position"])}</div>')
-    return f'<div class="cb-grid">{"".join(cells)}</div>'
+            name = f"L{li + 1} H{hi + 1}"
+            cls = "cb-map best" if (li, hi) == best else "cb-map"
+            cells.append(f'<div class="{cls}" role="img" aria-label="{esc(name)}"><span class="cb-name">{name}</span>'
+                         f'{attention_strip(r["attention"][li][hi], None, r["position"])}</div>')  # fmt: skip
+    return f'<div class="cb-grid" role="group" aria-label="{esc(t("sb_words_title", lang))}">{"".join(cells)}</div>'
