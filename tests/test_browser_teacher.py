@@ -220,3 +220,47 @@ def test_the_teachers_box_prints_the_worksheet_and_downloads_the_maps_png_and_th
     report = got.value.path().read_text(encoding="utf-8")
     reading = api.level_reading(get_level("2-1"), "zh")
     assert f"{score(reading, [0.2] * 8, level['target']):.1f}" in report
+
+
+def test_an_english_sandbox_text_shows_one_words_row_in_the_real_models_72_heads(open_any):
+    text = "The teacher told the students that they should study hard."
+    page = open_any(f"sandbox=1&lang=en&text={urllib.parse.quote(text)}")
+    page.wait_for_selector("#sandbox .sb-model select")
+    page.select_option("#sandbox [data-field=word]", "they")
+    page.click("#mhd-sb-word")
+    page.wait_for_selector("#sandbox .cb-grid", timeout=120_000)
+    truth = api.crystal_ball(text, "they")
+    assert page.locator("#sandbox .cb-grid .cb-map").count() == truth["layers"] * truth["heads"] == 72
+    best = truth["best"]
+    said = page.locator("#sandbox .sb-model .result").inner_text()
+    assert f"L{best['layer'] + 1}H{best['head'] + 1}" in said and f"{best['weight']:.2f}" in said
+    marked = page.locator("#sandbox .cb-map.best").get_attribute("aria-label")
+    assert marked == f"L{best['layer'] + 1} H{best['head'] + 1}"
+    shot(page, "sandbox-en-model-desktop")
+
+
+SMALL_TARGETS = """(root) => [...document.querySelectorAll(root)].flatMap((box) =>
+  [...box.querySelectorAll('button, input, select, textarea, a[href], summary')]
+    .filter((el) => el.offsetParent !== null && el.type !== 'file')
+    .map((el) => [el.id || el.dataset.act || el.dataset.file || el.dataset.copy || el.tagName,
+                  el.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 44 || r.height < 44)
+    .map(([name, r]) => `${name} ${Math.round(r.width)}×${Math.round(r.height)}`))"""
+
+
+@pytest.mark.parametrize("size", ["phone", "projector"])
+def test_the_sandbox_and_the_teachers_box_fit_a_phone_and_a_projector(open_any, size):
+    projector = "&projector=1" if size == "projector" else ""
+    page = open_any(f"sandbox=1&lang=zh&text={urllib.parse.quote(SENTENCE)}{projector}", size=size)
+    page.wait_for_selector("#sandbox .top-words")
+    open_box(page)
+    small = page.evaluate(SMALL_TARGETS, "#sandbox, #teacher, #top .sb-form")
+    assert not small, small  # every control of the new rooms is at least 44 × 44 CSS px
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1  # nothing wider than the screen
+    page.locator("#top .sb-form").scroll_into_view_if_needed()
+    shot(page, f"sandbox-zh-{size}")
+    page.locator("#sandbox .sb-make").scroll_into_view_if_needed()
+    shot(page, f"sandbox-make-zh-{size}")
+    page.locator("#teacher").scroll_into_view_if_needed()
+    shot(page, f"teacher-box-zh-{size}")

@@ -26,7 +26,7 @@ from .session import (
     session_of,
 )
 from .teacher_view import errors_html, teacher_props
-from .tensors import attention_strip
+from .tensors import attention_strip, row_bars, words_key
 from .text import t
 from .top import sandbox_top
 
@@ -180,7 +180,10 @@ def crystal_html(lang: str, reading: Reading, text: str, word: str, bar=None) ->
     """One word's row in all 72 heads of the real model, as 4-1 draws it, and the head sending it furthest."""
     r = api.crystal_ball(text, word, progress=bar)
     best = r["best"]
-    grid = heads_grid(r, lang, best_shown=True)
+    row = r["attention"][best["layer"]][best["head"]]
+    grid = (words_key(r["tokens"], best["position"], r["position"]) + heads_grid(r, lang, best_shown=True)
+            + f'<p class="note">{esc(t("sb_model_row", lang, head=best["name"], word=r["word"]))}</p>'
+            + row_bars(r["tokens"], row, "#1f4e9c"))  # fmt: skip
     said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
              w=f"{best['weight']:.2f}")  # fmt: skip
     form = crystal_form(lang, reading).replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>')
@@ -212,11 +215,12 @@ def heads_grid(r: dict, lang: str, best_shown: bool = False) -> str:
     """The word's row in each of the model's heads as a strip (4-1 draws its grid with pick buttons instead); the
     head sending the word furthest is marked when `best_shown`."""
     best = (r["best"]["layer"], r["best"]["head"]) if best_shown else None
+    target = r["best"]["position"] if best_shown else None
     cells = []
     for li in range(r["layers"]):
         for hi in range(r["heads"]):
             name = f"L{li + 1} H{hi + 1}"
             cls = "cb-map best" if (li, hi) == best else "cb-map"
             cells.append(f'<div class="{cls}" role="img" aria-label="{esc(name)}"><span class="cb-name">{name}</span>'
-                         f'{attention_strip(r["attention"][li][hi], None, r["position"])}</div>')  # fmt: skip
+                         f'{attention_strip(r["attention"][li][hi], target, r["position"])}</div>')  # fmt: skip
     return f'<div class="cb-grid" role="group" aria-label="{esc(t("sb_words_title", lang))}">{"".join(cells)}</div>'

@@ -482,6 +482,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sb_word_button": ("显示这个词在 72 个头里的注意力", "Show this word's row in all 72 heads"),
     "sb_en_only": ("真正的预训练模型只读英文：换一段英文文字就能看到它的 72 个头。", "The real pretrained model reads English only: use an English text to see its 72 heads."),
     "sb_model_best": ("把“{word}”送到别的词最多的头：L{l}H{h}，送给“{to}” {w}。", "The head sending “{word}” most to another word: L{l}H{h}, to “{to}” {w}."),
+    "sb_model_row": ("{head} 里“{word}”的整行（每一格是它给那个词的注意力；[CLS]/[SEP] 不在其中）：", "{word}'s whole row in {head} (each bar is the attention it gives that word; [CLS]/[SEP] left out):"),
     "tl_chapter": ("老师的关卡", "A teacher's level"),
     "tl_story": ("这一关是老师做的：调好八个滑杆，让融合输出和目标一样。", "A teacher made this level: set the eight sliders so the fused output matches the target."),
     "tl_why": ("目标的权重就是老师做这一关时滑杆的位置。", "The target is where the teacher's sliders were when the level was made."),
