@@ -180,7 +180,9 @@ def test_a_teachers_level_needs_only_its_level_object(monkeypatch) -> None:
     monkeypatch.setattr(api, "get_level", unknown)
     html = worksheet_html(custom, "en", answers=True)
     assert tiles(html) == list(HEADS) and count(html, "q") == count(html, "answer") >= 2
-    assert "custom-1" in html
+    assert esc(t("ws_custom", "en")) in html and "custom-1" not in html  # its id is only a code: the title names it
+    report = report_text(custom, "en", GATES, 50.0, 1, datetime.datetime.now())
+    assert report.splitlines()[1].startswith(custom.title["en"])
 
 
 # --- the report ---------------------------------------------------------------------------------------------------

@@ -53,6 +53,25 @@ def level_claims(level: Level, lang: str) -> tuple[Claim, ...]:
     return tuple(claims.get(lang) or next(iter(claims.values()), ()))
 
 
+def level_heading(level: Level, lang: str) -> tuple[str, str]:
+    """(where the level sits, its name): 'Chapter 2', '2-1 Quiet Night Thought'; a teacher's level (kind custom,
+    no place in the chapters and an id that is only a code) says so and gives its title alone."""
+    title = in_lang(level.title, lang)
+    if level.kind == "custom":
+        return t("ws_custom", lang), title
+    return t("chapter", lang, n=level.chapter), f"{level.id} {title}"
+
+
+def header_html(level: Level, lang: str, what: str) -> str:
+    """A print page's header: the game, what the page is (`what`), where the level sits; its name and source."""
+    where, name = level_heading(level, lang)
+    source = f'<p class="source">— {esc(in_lang(level.source, lang))}</p>' if level.source else ""
+    return (
+        f'<p class="kicker">{esc(t("app_title", lang))} · {esc(what)} · {esc(where)}</p>'
+        f"<h1>{esc(name)}</h1>{source}"
+    )
+
+
 # --- the maps ------------------------------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ from dragon.config import HEADS
 from dragon.level_types import Level
 
 from .draw import esc, star_text
-from .exports import COLON, in_lang, level_target, page_shell
+from .exports import COLON, header_html, in_lang, level_heading, level_target, page_shell
 from .text import HEAD_COLORS, head_label, t
 
 
@@ -38,7 +38,6 @@ def report_html(level: Level, lang: str, gates: list[float], score: float, stars
     """A standalone print-styled HTML report of a played slider level: the title, the text, the target and the
     player's gates side by side per head, the score (one decimal), the stars and the date and time (ISO)."""
     check(gates, stars)
-    title = in_lang(level.title, lang)
     body = []
     for i, (label, goal, mine) in enumerate(rows(level, lang, gates)):
         colour = HEAD_COLORS[HEADS[i]]
@@ -50,10 +49,8 @@ def report_html(level: Level, lang: str, gates: list[float], score: float, stars
             f'<span class="bar mine" style="width:{80 * mine:.1f}pt;background:{colour}"></span></td></tr>'
         )
     head = "".join(f"<th>{esc(t(k, lang))}</th>" for k in ("ws_head", "ws_r_target", "ws_r_yours", "ws_r_diff"))
-    source = f'<p class="source">— {esc(in_lang(level.source, lang))}</p>' if level.source else ""
     html = (
-        f'<header><p class="kicker">{esc(t("app_title", lang))} · {esc(t("ws_report", lang))} · '
-        f'{esc(t("chapter", lang, n=level.chapter))}</p><h1>{esc(level.id)} {esc(title)}</h1>{source}</header>'
+        f"<header>{header_html(level, lang, t('ws_report', lang))}</header>"
         f'<p class="text">{esc(in_lang(level.text, lang))}</p>'
         f'<p class="result"><b>{esc(t("score", lang) + COLON[lang])}</b><span class="score">{score:.1f}</span> · '
         f'<b>{esc(t("stars_label", lang) + COLON[lang])}</b><span class="stars">{esc(stars_text(stars, lang))}</span></p>'
@@ -61,7 +58,7 @@ def report_html(level: Level, lang: str, gates: list[float], score: float, stars
         f'<table class="gates"><thead><tr>{head}<th></th></tr></thead><tbody>{"".join(body)}</tbody></table>'
         f'<p class="note">{esc(t("ws_r_bars", lang))}</p>'
     )
-    return page_shell(f"{level.id} {title} · {t('ws_report', lang)}", lang, html, "report")
+    return page_shell(f"{level_heading(level, lang)[1]} · {t('ws_report', lang)}", lang, html, "report")
 
 
 def report_text(level: Level, lang: str, gates: list[float], score: float, stars: int, when: datetime.datetime) -> str:
@@ -69,7 +66,7 @@ def report_text(level: Level, lang: str, gates: list[float], score: float, stars
     check(gates, stars)
     lines = [
         f"{t('app_title', lang)} · {t('ws_report', lang)}",
-        f"{level.id} {in_lang(level.title, lang)}" + (f" — {in_lang(level.source, lang)}" if level.source else ""),
+        level_heading(level, lang)[1] + (f" — {in_lang(level.source, lang)}" if level.source else ""),
         in_lang(level.text, lang),
         f"{t('score', lang)}{COLON[lang]}{score:.1f}",
         f"{t('stars_label', lang)}{COLON[lang]}{stars_text(stars, lang)}",

@@ -513,6 +513,7 @@ STRINGS: dict[str, tuple[str, str]] = {
 # --- the classroom's exports: the worksheet, the report of a played level, the maps as a picture (ws_…) ---------------
 STRINGS.update({
     "ws_sheet": ("学习单", "Worksheet"),
+    "ws_custom": ("老师出的关卡", "A teacher's level"),
     "ws_name": ("姓名", "Name"),
     "ws_class": ("班级", "Class"),
     "ws_date": ("日期", "Date"),

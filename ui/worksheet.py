@@ -14,9 +14,11 @@ from .exports import (
     COLON,
     SEP,
     head_maps,
+    header_html,
     in_lang,
     legend_block,
     level_claims,
+    level_heading,
     level_target,
     map_caption,
     map_geometry,
@@ -269,17 +271,14 @@ def worksheet_html(level: Level, lang: str, answers: bool = False) -> str:
     the questions each with an answer box; with `answers`, the teacher's key on a page of its own."""
     reading = api.level_reading(level, lang)
     items = slider_items(level, lang, reading) if level.sliders else lab_items(level, lang)
-    title = in_lang(level.title, lang)
     text_lang = "zh-CN" if reading.analysis.lang == "zh" else "en"
-    source = f'<p class="source">— {esc(in_lang(level.source, lang))}</p>' if level.source else ""
     fields = "".join(f"<span>{esc(t(k, lang))}{COLON[lang]}</span>" for k in ("ws_name", "ws_class", "ws_date"))
     story = "" if level.sliders else f'<p class="story">{esc(in_lang(level.story, lang))}</p>'
     questions = "".join(
         f'<li class="q"><div class="ask">{esc(it.ask)}</div>{answer_box(it, lang)}</li>' for it in items
     )
     body = (
-        f'<header><p class="kicker">{esc(t("app_title", lang))} · {esc(t("ws_sheet", lang))} · '
-        f'{esc(t("chapter", lang, n=level.chapter))}</p><h1>{esc(level.id)} {esc(title)}</h1>{source}'
+        f'<header>{header_html(level, lang, t("ws_sheet", lang))}'
         f'<div class="fields">{fields}</div></header>'
         f'<section class="passage"><h2>{esc(t("ws_text", lang))}</h2><p class="text" lang="{text_lang}">{esc(in_lang(level.text, lang))}</p>{story}</section>'
         f'<section class="figure"><h2>{esc(t("ws_maps_title", lang))}</h2><p class="note">{esc(t("ws_maps_note", lang))}</p>'
@@ -287,4 +286,4 @@ def worksheet_html(level: Level, lang: str, answers: bool = False) -> str:
         f'<section class="questions"><h2>{esc(t("ws_questions", lang))}</h2><ol>{questions}</ol></section>'
         + (key_html(level, lang, items, reading) if answers else "")
     )
-    return page_shell(f"{level.id} {title} · {t('ws_sheet', lang)}", lang, body, "worksheet")
+    return page_shell(f"{level_heading(level, lang)[1]} · {t('ws_sheet', lang)}", lang, body, "worksheet")
