@@ -117,7 +117,7 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
         out["panel"], out["maps"] = dict(play.HIDDEN), ""
     else:
         out["panel"] = play.free_panel_props(reading, lang, g, text, tlang)
-        out["maps"] = views.maps_html(reading, lang)
+        out["maps"] = views.maps_html(reading, lang, scored=False)
     return out
 
 

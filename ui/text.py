@@ -48,6 +48,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "silent": ("无话可说", "nothing to say"),
     "looks_self": ("每个词只看自己，不连接别的词", "each word looks only at itself: no link between words"),
     "silent_note": ("{heads}对这段话无话可说：它们的滑杆几乎不影响得分。", "{heads}: nothing to say about this text, so their sliders barely change the score."),
+    "silent_note_free": ("{heads}对这段话无话可说：它们的滑杆几乎不改变融合输出。", "{heads}: nothing to say about this text, so their sliders barely change the fused output."),
     "why_title": ("为什么？", "Why?"),
     "claims_title": (
         "引擎实测：每个头投给这些词的注意力份量（占该头在不同词之间的注意力；一个词看自己不算连接）",

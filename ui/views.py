@@ -139,7 +139,7 @@ def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
     return highlight_html(reading, gates, target, lang)
 
 
-def maps_html(reading: Reading, lang: str) -> str:
+def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
     """Small multiples: the eight heads' real attention maps, labelled, each with where it looks most."""
     maps = reading.weights[:, 1:, 1:].numpy()
     silent = set(api.silent_heads(reading))
@@ -162,16 +162,17 @@ def maps_html(reading: Reading, lang: str) -> str:
     tile = natural_width(reading.tokens, reading.tokens) + 14  # a tile is as wide as its map at natural size
     return (
         f'<div class="maps-title">{esc(t("maps_title", lang))}</div>'
-        f'<div class="maps" style="--tile:{tile:.0f}px">{"".join(tiles)}</div>{legend(lang)}{silent_note(reading, lang)}'
+        f'<div class="maps" style="--tile:{tile:.0f}px">{"".join(tiles)}</div>{legend(lang)}{silent_note(reading, lang, scored)}'
     )
 
 
-def silent_note(reading: Reading, lang: str) -> str:
+def silent_note(reading: Reading, lang: str, scored: bool = True) -> str:
     silent = api.silent_heads(reading)
     if not silent:
         return ""
     names = SEP[lang].join(head_name(h, lang) for h in silent)
-    return f'<div class="note silent-note">{esc(t("silent_note", lang, heads=names))}</div>'
+    key = "silent_note" if scored else "silent_note_free"  # the sandbox has no score
+    return f'<div class="note silent-note">{esc(t(key, lang, heads=names))}</div>'
 
 
 def compare_html(level: Level, lang: str) -> tuple[str, dict]:
