@@ -161,7 +161,7 @@ def check_level(level) -> dict:
     if len(checked) == 1 and checked[0][0] == "":
         return result(checked[0][1])
     levels = [result(c) for _, c in checked]
-    errors = [f"{where}.{e}" for where, c in checked for e in c.errors]
+    errors = [f"{where}: {e}" for where, c in checked for e in c.errors]
     ids = [c.level.id for _, c in checked if c.level is not None]
     if len(set(ids)) != len(ids):
         errors.append("pack: holds the same level twice")

@@ -1,6 +1,6 @@
 """Teacher-made levels: one documented format (YAML or JSON), validated like a shipped level, carried by a share code.
 
-The smallest valid level::
+The smallest valid level (the title may also be one string, shown in both languages)::
 
     {"title": {"zh": "春晓", "en": "Spring Dawn"}, "lang": "zh", "text": "春眠不觉晓，处处闻啼鸟。",
      "target": {"emotion": 0.9, "tone": 0.8, "time": 0.3}}
@@ -14,6 +14,7 @@ conditions and the claims measured on the real dragon. A share code is the level
 and base64url-encoded (`T1.` + …), capped in size, so a link carries the level and the server stores nothing."""
 
 import base64
+import difflib
 import functools
 import hashlib
 import json
@@ -27,7 +28,7 @@ import yaml
 from . import puzzle
 from .analyser import MAX_TOKENS
 from .claims import problems as claim_problems
-from .config import HEADS
+from .config import HEAD_NAMES, HEADS
 from .engine import Reading, default_dragon
 from .level_types import LANGS, Claim, Level
 
@@ -47,6 +48,22 @@ CODE_PREFIX = "T1."
 ID_PATTERN = re.compile(r"^t-[0-9a-f]{12}$")
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN = re.compile(r"[A-Za-z]")
+
+
+# A head may be named by its id, its Chinese name (情感头 or 情感) or its English name (Emotion), any case
+HEAD_ALIASES = {alias: head for head, (zh, en) in HEAD_NAMES.items()
+                for alias in (head, zh, zh.removesuffix("头"), en.lower())}  # fmt: skip
+
+
+def head_of(name) -> str | None:
+    """The head id a level file means by `name` (an id or a head's name in either language), else None."""
+    return HEAD_ALIASES.get(name.strip().lower() if isinstance(name, str) else name)
+
+
+def near(word, choices) -> str:
+    """' (did you mean X?)' for a close misspelling of one of `choices`, else ''."""
+    found = difflib.get_close_matches(str(word).lower(), list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {found[0]}?)" if found else ""
 
 
 class TeacherLevelError(ValueError):
@@ -145,9 +162,10 @@ def _target(value, errors: list[str]) -> tuple[float, ...] | None:
         errors.append(f"target: must map head ids to weights 0–1, e.g. {{emotion: 0.9, tone: 0.7}} (heads: {heads})")
         return None
     gates, ok = dict.fromkeys(HEADS, 0.0), True
-    for head, v in value.items():
-        if head not in HEADS:
-            errors.append(f"target.{head}: is not a head id ({', '.join(HEADS)})")
+    for name, v in value.items():
+        head = head_of(name)
+        if head is None:
+            errors.append(f"target.{str(name)[:40]}: is not a head{near(name, HEADS)} (heads: {', '.join(HEADS)})")
             ok = False
             continue
         n = _number(v)
@@ -175,9 +193,9 @@ def _claims(value, errors: list[str]) -> tuple[Claim, ...] | None:
         if not isinstance(item, dict) or set(map(str, item)) - {"head", "words", "silent", "from", "alone"}:
             errors.append(f"{path}: must be a mapping with head and words (or alone, or silent: true), optionally from")
             continue
-        head = item.get("head")
-        if head not in HEADS:
-            errors.append(f"{path}.head: must be a head id ({', '.join(HEADS)}), not {head!r}"[:160])
+        head = head_of(item.get("head"))
+        if head is None:
+            errors.append(f"{path}.head: must be a head ({', '.join(HEADS)}), not {item.get('head')!r}"[:160])
             continue
         if item.get("silent") is True and all(item.get(k) is None for k in ("words", "from", "alone")):
             claim = Claim(head, (), True)
@@ -214,17 +232,18 @@ def canonical(data) -> tuple[dict | None, list[str]]:
         kind = "a list (a pack? give it as {levels: [...]})" if isinstance(data, list) else type(data).__name__
         return None, [f"level: must be a mapping of fields ({', '.join(REQUIRED)}), not {kind}"]
     errors: list[str] = []
+    meant = set()
     for key in data:
         if key not in FIELDS:
-            near = [f for f in FIELDS if f[:3] == str(key)[:3]]
-            hint = f" (did you mean {near[0]}?)" if near else f" (fields: {', '.join(FIELDS)})"
+            hint = near(key, FIELDS) or f" (fields: {', '.join(FIELDS)})"
+            meant.add(hint.removeprefix(" (did you mean ").removesuffix("?)"))
             errors.append(f"{str(key)[:40]}: is not a field of a level{hint}")
     for key in REQUIRED:
-        if data.get(key) is None:
+        if data.get(key) is None and key not in meant:  # a misspelt field is named once, above
             errors.append(f"{key}: is missing")
     out: dict = {}
     if data.get("title") is not None:
-        out["title"] = _bilingual(data["title"], "title", MAX_TITLE_CHARS, errors, one_allowed=False)
+        out["title"] = _bilingual(data["title"], "title", MAX_TITLE_CHARS, errors, one_allowed=True)
     lang = data.get("lang")
     if lang is not None:
         if lang not in LANGS:
@@ -370,12 +389,13 @@ def read_source(source) -> list[tuple[str, object]]:
             raise TeacherLevelError(["pack: has no levels"])
         if len(data) > MAX_PACK:
             raise TeacherLevelError([f"pack: holds {len(data)} levels; at most {MAX_PACK}"])
-        return [(f"levels[{i}]", d) for i, d in enumerate(data)]
+        return [(f"level {i + 1}", d) for i, d in enumerate(data)]
     return [("", data)]
 
 
 def check_source(source) -> list[tuple[str, Checked]]:
-    """Every level of a source checked: [(where, Checked)] ('' for a single level, 'levels[i]' in a pack)."""
+    """Every level of a source checked: [(where, Checked)] ('' for a single level, 'level 2' in a pack, counted from
+    1 as a teacher counts)."""
     return [(where, check_data(d)) for where, d in read_source(source)]
 
 
@@ -393,7 +413,7 @@ def read_level(source) -> Level:
 def read_pack(source) -> list[Level]:
     """Every level of a source (one level or a pack), all good, or TeacherLevelError naming each problem's place."""
     checked = check_source(source)
-    errors = [f"{where}.{e}" if where else e for where, c in checked for e in c.errors]
+    errors = [f"{where}: {e}" if where else e for where, c in checked for e in c.errors]
     if errors:
         raise TeacherLevelError(errors)
     ids = [c.level.id for _, c in checked]

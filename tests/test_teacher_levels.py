@@ -64,7 +64,7 @@ MALFORMED = [
     ("a typo'd field", {**GOOD, "targte": {"emotion": 1}}, "targte: is not a field of a level (did you mean target?)"),
     ("no title", {k: v for k, v in GOOD.items() if k != "title"}, "title: is missing"),
     ("title in one language", {**GOOD, "title": {"zh": "静夜思"}}, "title.en: must be a non-empty string"),
-    ("title a plain string", {**GOOD, "title": "静夜思"}, "title: must give zh and en"),
+    ("title a number", {**GOOD, "title": 42}, "title: must give zh and en"),
     ("no lang", {k: v for k, v in GOOD.items() if k != "lang"}, "lang: is missing"),
     ("unknown lang", {**GOOD, "lang": "fr"}, "lang: must be zh or en, not 'fr'"),
     ("no text", {k: v for k, v in GOOD.items() if k != "text"}, "text: is missing"),
@@ -74,7 +74,7 @@ MALFORMED = [
     ("Chinese text marked en", {**GOOD, "lang": "en"}, "text: is not English, but lang is en"),
     ("no target", {k: v for k, v in GOOD.items() if k != "target"}, "target: is missing"),
     ("target a list", {**GOOD, "target": [0.9, 0.8]}, "target: must map head ids to weights 0–1"),
-    ("unknown head", {**GOOD, "target": {"emotion": 0.9, "humour": 0.5}}, "target.humour: is not a head id"),
+    ("unknown head", {**GOOD, "target": {"emotion": 0.9, "humour": 0.5}}, "target.humour: is not a head (heads:"),
     ("weight above 1", {**GOOD, "target": {"emotion": 1.5}}, "target.emotion: must be a number from 0 to 1, not 1.5"),
     ("NaN weight", {**GOOD, "target": {"emotion": float("nan")}}, "target.emotion: must be a number from 0 to 1, not nan"),  # noqa: E501
     ("weight a word", {**GOOD, "target": {"emotion": "high"}}, "target.emotion: must be a number from 0 to 1, not 'high'"),  # noqa: E501
@@ -100,7 +100,7 @@ def test_the_messages_of_the_malformed_levels_are_all_different():
 
 
 def test_every_bad_field_gets_its_own_message():
-    errors = errors_of({"title": "x", "lang": "fr", "text": "", "target": {"humour": 2}, "genre": 3})
+    errors = errors_of({"title": 3, "lang": "fr", "text": "", "target": {"humour": 2}, "genre": 3})
     assert [e.split(":")[0] for e in errors] == ["title", "lang", "text", "target.humour", "genre"]
 
 
@@ -144,7 +144,7 @@ def test_a_pack_checks_every_level_and_names_each_problem_with_its_place():
     result = api.check_level({"levels": [GOOD, {**GOOD_EN, "target": {"humour": 1}}, GOOD_EN]})
     assert result["ok"] is False and len(result["levels"]) == 3
     assert [r["ok"] for r in result["levels"]] == [True, False, True]
-    assert result["errors"] == ["levels[1].target.humour: is not a head id (" + ", ".join(HEADS) + ")"]
+    assert result["errors"] == ["level 2: target.humour: is not a head (heads: " + ", ".join(HEADS) + ")"]
     good = api.check_level({"levels": [GOOD, GOOD_EN]})
     assert good["ok"] and good["code"].startswith("T1.")
     levels = teacher_levels.levels_from_code(good["code"])
@@ -210,3 +210,17 @@ def test_a_teacher_level_keeps_its_stars_in_the_progress_but_earns_no_xp():
     assert back["stars"][level.id] == 3
     assert game.xp(back) == 0
     assert game.load(game.save({**progress, "stars": {"t-nothex": 3}})).progress["stars"] == {}
+
+
+def test_heads_may_be_named_in_either_language_and_misspellings_get_a_suggestion():
+    named = {**GOOD, "target": {"情感头": 0.9, "语调": 0.8, "Space": 0.3}}
+    assert api.check_level(named)["id"] == api.check_level(GOOD)["id"]  # the same level
+    assert any("target.emotoin: is not a head (did you mean emotion?)" in e
+               for e in errors_of({**GOOD, "target": {"emotoin": 0.9}}))  # fmt: skip
+    typo = {k: v for k, v in GOOD.items() if k != "title"} | {"titel": GOOD["title"]}
+    assert errors_of(typo) == ["titel: is not a field of a level (did you mean title?)"]  # not also 'title: is missing'
+
+
+def test_a_one_string_title_is_shown_in_both_languages():
+    level = teacher_levels.read_level({**GOOD, "title": "静夜思"})
+    assert level.title == {"zh": "静夜思", "en": "静夜思"}

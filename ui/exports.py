@@ -254,7 +254,7 @@ p {{ margin: 0 0 6pt; }}
 .fields span {{ flex: 1; border-bottom: 1px solid #000; padding-bottom: 2pt; }}
 .text {{ border: 1.5px solid #000; padding: 6pt 9pt; font-size: 13pt; margin: 0 0 8pt; break-inside: avoid; }}
 .story {{ font-size: 10.5pt; }}
-.note {{ font-size: 9.5pt; }}
+.note, .ws-note {{ font-size: 9.5pt; }}
 .maps {{ display: grid; grid-template-columns: repeat(var(--cols, 2), minmax(0, 1fr)); gap: 3mm; margin: 4pt 0; }}
 .tile {{ margin: 0; padding: 2pt 3pt 3pt; border: 1px solid #000; border-top: 4pt solid var(--c); break-inside: avoid; }}
 .tile figcaption {{ font-weight: 700; font-size: 10.5pt; }}

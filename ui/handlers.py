@@ -50,7 +50,7 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
         try:
             pack = teacher_levels.levels_from_code(custom)
         except teacher_levels.TeacherLevelError as err:
-            notices.append(t("tb_bad_link", lang, why=err.errors[0]))
+            notices.append(t("tb_bad_link", lang, why=err.errors[0].removeprefix("share link: ")))
         else:
             level = next((lv for lv in pack if lv.id == wanted), pack[0])
             view = page(level, lang, loaded.progress, " ".join(notices), keep={**keep, "custom": custom})

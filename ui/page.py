@@ -30,6 +30,11 @@ def codes_props(lang: str, message: str = "", code: str = "", opened: bool = Fal
     return out
 
 
+def hidden_parts() -> dict:
+    """What the levels' own components show when the sandbox is on screen: nothing."""
+    return {"quiz": {"body": ""}, "lab": dict(HIDDEN)}
+
+
 def page(
     level: Level,
     lang: str,

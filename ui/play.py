@@ -113,7 +113,8 @@ def won_html(level: Level, lang: str, progress: dict) -> str:
 
 def why_block(level: Level, lang: str) -> str:
     """The why of a level and the engine's measured numbers behind its narration."""
-    return why_html(level, lang) + views.panel_html(level, lang) + views.claims_html(level, lang)
+    why = views.made_why(level, lang) if level.kind == "custom" and not level.why[lang] else why_html(level, lang)
+    return why + views.panel_html(level, lang) + views.claims_html(level, lang)
 
 
 def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "",

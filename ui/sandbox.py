@@ -10,8 +10,7 @@ from dragon.engine import Reading
 
 from . import play, views
 from .draw import esc
-from .lab import HIDDEN
-from .page import page
+from .page import hidden_parts, page
 from .session import (
     MAX_SANDBOX_CHARS,
     SANDBOX,
@@ -25,7 +24,7 @@ from .session import (
     clean_gates,
     session_of,
 )
-from .teacher_view import errors_html, teacher_props
+from .teacher_view import errors_html, reasons, teacher_props
 from .tensors import attention_strip, row_bars, words_key
 from .text import t
 from .top import sandbox_top
@@ -109,7 +108,7 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
         notice = " ".join(n for n in (notice, t("sb_empty", lang)) if n)
     top = sandbox_top(lang, progress, session, reading, notice, form_html(lang, text, tlang))
     out = {"session": session, "saved": game.save(progress), "top": top}
-    out["quiz"], out["lab"] = {"body": ""}, dict(HIDDEN)
+    out.update(hidden_parts())
     out["sandbox"] = {"body": body_html(lang, text, tlang, reading, message), "label": esc(t("sb_title", lang)),
                       "ack": time.time_ns()}  # fmt: skip
     out["teacher"] = teacher_props(None, lang, session) if reading is not None else {"body": ""}
@@ -136,7 +135,7 @@ def read_text(state: State, saved: Saved, gates: Gates, data: EventData) -> dict
     tlang = data.get("tlang") if data.get("tlang") in SANDBOX_LANGS else "auto"
     keep = {**carried(session), "text": text.strip()[:MAX_SANDBOX_CHARS], "tlang": tlang}
     cut = len(text.strip()) > MAX_SANDBOX_CHARS
-    notice = t("sb_cut", session["lang"], tokens=MAX_TOKENS) if cut else ""
+    notice = t("sb_cut", session["lang"], tokens=MAX_TOKENS) if cut else "" if text.strip() else t("sb_empty", session["lang"])
     return sandbox_page(session["lang"], game.load(saved).progress, keep, notice, gates=_gates(gates))
 
 
@@ -164,8 +163,11 @@ def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dic
     explanation = data.get("explanation")
     if isinstance(explanation, str) and explanation.strip():
         level["explanation"] = explanation.strip()[: teacher_levels.MAX_NOTE_CHARS]
+    checked = teacher_levels.check_data(level)
     try:
-        made = teacher_levels.read_level(level)
+        if not checked.ok:
+            raise teacher_levels.TeacherLevelError(reasons(checked, lang))
+        made = checked.level
         code = teacher_levels.share_code([made])
     except teacher_levels.TeacherLevelError as err:
         message = errors_html(t("sb_refused", lang), err.errors)
@@ -187,7 +189,8 @@ def crystal_html(lang: str, reading: Reading, text: str, word: str, bar=None) ->
     said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
              w=f"{best['weight']:.2f}")  # fmt: skip
     form = crystal_form(lang, reading).replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>')
-    return form.replace("</div></div>", f'</div><p class="result">{esc(said)}</p>{grid}</div>', 1)
+    help_line = f'<p class="note">{esc(t("sb_model_help", lang, word=r["word"]))}</p>'
+    return form.replace("</div></div>", f'</div><p class="result">{esc(said)}</p>{help_line}{grid}</div>', 1)
 
 
 def pick_word(state: State, saved: Saved, data: EventData, bar=None) -> dict:

@@ -11,7 +11,7 @@ from . import exports, report, worksheet
 from .draw import esc
 from .page import page
 from .session import SANDBOX, EventData, Gates, Saved, State, clean_gates, level_of, session_of
-from .teacher_view import FILES, errors_html, teacher_props
+from .teacher_view import FILES, errors_html, reasons, teacher_props
 from .text import t
 
 
@@ -58,6 +58,12 @@ def open_source(state: State, saved: Saved, data: EventData) -> dict:
     lang = session["lang"]
     source = data.get("source") if isinstance(data, dict) else None
     try:
+        checked = teacher_levels.check_source(source)
+        bad = [(where, c) for where, c in checked if not c.ok]
+        if bad:
+            raise teacher_levels.TeacherLevelError([
+                (t("tb_level_n", lang, n=where.removeprefix("level ")) if where else "") + e
+                for where, c in bad for e in reasons(c, lang)])  # fmt: skip
         levels = teacher_levels.read_pack(source)
         code = teacher_levels.share_code(levels)
     except teacher_levels.TeacherLevelError as err:

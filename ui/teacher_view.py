@@ -3,11 +3,12 @@ and export buttons, and the loader for a teacher's level or pack (its events are
 
 import urllib.parse
 
-from dragon import teacher_levels
+from dragon import claims, puzzle, teacher_levels
+from dragon.config import HEADS
 from dragon.levels import Level
 
 from .draw import esc
-from .text import t
+from .text import head_name, t
 
 SAMPLE = """title: {zh: 静夜思, en: Quiet Night Thoughts}
 lang: zh
@@ -76,3 +77,27 @@ def errors_html(title: str, errors: list[str]) -> str:
     return f'<div class="refusal" role="alert"><b>{esc(title)}</b><ul>{items}{more}</ul></div>'
 
 
+
+
+def reasons(checked: teacher_levels.Checked, lang: str) -> list[str]:
+    """Why a teacher's level is refused, in the page's language where the engine measured it (the puzzle conditions
+    with their figures, the silent heads a target turns up); a fault of the file's own fields is said as the API
+    says it, naming the field."""
+    out = [e for e in checked.errors if not e.startswith("puzzle:") and " has target " not in e]
+    level, q = checked.level, checked.quality
+    if level is not None:
+        reading = teacher_levels.reading_of(level)
+        target = level.target_for(level.text_lang)
+        loud = claims.loudness(reading).tolist()
+        for head, g in zip(HEADS, target, strict=True):
+            if g >= claims.MUST_SPEAK and loud[HEADS.index(head)] < claims.SILENT:
+                out.append(t("why_silent", lang, head=head_name(head, lang), g=f"{g:g}",
+                             v=f"{loud[HEADS.index(head)]:.3f}"))  # fmt: skip
+    if q is not None:
+        checks = ((q["all_equal"] > puzzle.MAX_ALL_EQUAL, "why_equal", q["all_equal"], puzzle.MAX_ALL_EQUAL),
+                  (q["random_median"] > puzzle.MAX_RANDOM_MEDIAN, "why_random", q["random_median"],
+                   puzzle.MAX_RANDOM_MEDIAN),
+                  (q["near_median"] < puzzle.MIN_NEAR_MEDIAN, "why_near", q["near_median"], puzzle.MIN_NEAR_MEDIAN),
+                  (q["ascent_steps"] > puzzle.ASCENT_STEPS, "why_ascent", puzzle.ASCENT_GOAL, puzzle.ASCENT_STEPS))  # fmt: skip
+        out += [t(key, lang, v=f"{v:.1f}", need=f"{need:g}") for failed, key, v, need in checks if failed]
+    return out

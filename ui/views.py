@@ -294,3 +294,18 @@ def top_words_html(reading: Reading, lang: str) -> str:
             f"<b>{esc(head_label(i, lang))}</b> {esc(said)}</li>"
         )
     return f'<ul class="top-words">{"".join(items)}</ul>'
+
+
+def made_why(level: Level, lang: str) -> str:
+    """A teacher's level without an explanation: what the heads its target turns up find in its text (measured)."""
+    reading = api.level_reading(level, lang)
+    target = level.target_for(lang)
+    found = []
+    for i in sorted(range(len(HEADS)), key=lambda k: -target[k]):
+        if target[i] < 0.2:
+            break
+        words = top_words(reading, HEADS[i], 3)
+        said = SEP[lang].join(f"{w} {v:.2f}" for w, v in words) if words else t("looks_self", lang)
+        found.append(f"{head_label(i, lang)} {target[i]:g} → {said}")
+    line = t("tl_why", lang) + ("" if lang == "zh" else " ") + t("tl_why_heads", lang, found="；".join(found) if lang == "zh" else "; ".join(found))
+    return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(line)}</div>'

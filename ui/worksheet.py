@@ -281,9 +281,9 @@ def worksheet_html(level: Level, lang: str, answers: bool = False) -> str:
         f'<header>{header_html(level, lang, t("ws_sheet", lang))}'
         f'<div class="fields">{fields}</div></header>'
         f'<section class="passage"><h2>{esc(t("ws_text", lang))}</h2><p class="text" lang="{text_lang}">{esc(in_lang(level.text, lang))}</p>{story}</section>'
-        f'<section class="figure"><h2>{esc(t("ws_maps_title", lang))}</h2><p class="note">{esc(t("ws_maps_note", lang))}</p>'
+        f'<section class="figure"><h2>{esc(t("ws_maps_title", lang))}</h2><p class="ws-note">{esc(t("ws_maps_note", lang))}</p>'
         f"{tiles(reading, lang)}</section>"
-        f'<section class="questions"><h2>{esc(t("ws_questions", lang))}</h2><ol>{questions}</ol></section>'
+        f'<section class="ws-questions"><h2>{esc(t("ws_questions", lang))}</h2><ol>{questions}</ol></section>'
         + (key_html(level, lang, items, reading) if answers else "")
     )
     return page_shell(f"{level_heading(level, lang)[1]} · {t('ws_sheet', lang)}", lang, body, "worksheet")
