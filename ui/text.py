@@ -453,6 +453,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "q_lesson": ("课文：{n}", "lesson: {n}"),
 }  # fmt: skip
 
+# --- the classroom: projector, phone, keyboard and screen reader (kept apart from the table above) ----------------
+STRINGS.update({
+    "c_tag_picked": ("你选的", "your pick"),
+    "c_tag_best": ("最强", "strongest"),
+    "map_alt_silent": ("{name}：{caption}", "{name}: {caption}"),
+    "rows_alt": ("{title}：{rows}", "{title}: {rows}"),
+    "snap_back": ("往前 {k} 个位置", "{k} back"),
+})  # fmt: skip
+
 NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
 
