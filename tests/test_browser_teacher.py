@@ -234,8 +234,9 @@ def test_an_english_sandbox_text_shows_one_words_row_in_the_real_models_72_heads
     best = truth["best"]
     said = page.locator("#sandbox .sb-model .result").inner_text()
     assert f"L{best['layer'] + 1}H{best['head'] + 1}" in said and f"{best['weight']:.2f}" in said
-    marked = page.locator("#sandbox .cb-map.best").get_attribute("aria-label")
-    assert marked == f"L{best['layer'] + 1} H{best['head'] + 1}"
+    marked = page.locator("#sandbox .cb-map.best")
+    assert marked.get_attribute("data-head") == f"L{best['layer'] + 1} H{best['head'] + 1}"
+    assert f"{best['token']} {best['weight']:.2f}" in marked.get_attribute("aria-label")  # its row in words
     shot(page, "sandbox-en-model-desktop")
 
 

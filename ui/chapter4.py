@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 import pandas as pd
+import torch
 
 from dragon import api, findings, game
 from dragon.device import best_device
@@ -22,9 +23,10 @@ from . import lab, own_sentence_box
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .findings_text import back, grow_fill, prune_fill, said, tower_fill
-from .heatmap import legend, png_data_uri
+from .heads_grid import heads_grid
+from .heatmap import legend, png_data_uri, row_alt
 from .lab import Attempt, Outcome, Progress
-from .tensors import attention_strip, row_bars, words_key
+from .tensors import row_bars, words_key
 from .text import t
 
 SEED = 0  # 4-3 trains with this seed in the app, and 4-4 prunes that same model
@@ -88,21 +90,7 @@ def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
     q, tg = r["position"], r["target"]["position"]
     picked = attempt.get("pick")
     best = r["best"]
-    cells = []
-    for li in range(r["layers"]):
-        for hi in range(r["heads"]):
-            cls = "cb-map"
-            if picked == [li, hi]:
-                cls += " picked"
-            if picked is not None and [li, hi] == [best["layer"], best["head"]]:
-                cls += " best"
-            name = t("c_head", lang, l=li + 1, h=hi + 1)
-            cells.append(
-                f'<button type="button" class="{cls}" data-act="pick" data-pick="{li},{hi}" aria-label="{esc(name)}">'
-                f'<span class="cb-name">L{li + 1} H{hi + 1} <span class="cb-w">{r["attention"][li][hi][tg]:.2f}</span></span>'
-                f'{attention_strip(r["attention"][li][hi], tg, q)}</button>'
-            )
-    grid = f'<div class="cb-grid" role="group" aria-label="{esc(t("c_grid", lang))}">{"".join(cells)}</div>'
+    grid = heads_grid(r, lang, picked, best_shown=picked is not None)
     intro = t("c_intro", lang, word=r["word"], target=r["target"]["token"], model=r["model"], L=r["layers"], H=r["heads"])
     result = note
     if picked is not None:
@@ -242,8 +230,10 @@ def shuffled(n: int, rng: random.Random | None = None) -> list[int]:
 
 
 def snapshot_html(snap: dict, i: int, lang: str, revealed: bool, given: str | None) -> str:
+    offsets = growing_lesson.offset_profile(torch.tensor(snap["maps"])).tolist()  # (h, T): each head's share per offset
+    backs = [t("snap_back", lang, k=d) for d in range(len(offsets[0]))]
     maps = "".join(
-        f'<figure><img alt="{esc(t("g_head", lang, h=h + 1))}" src="{png_data_uri(np.asarray(m))}">'
+        f'<figure><img alt="{esc(row_alt(t("g_head", lang, h=h + 1), backs, offsets[h]))}" src="{png_data_uri(np.asarray(m))}">'
         f"<figcaption>{h + 1}</figcaption></figure>"
         for h, m in enumerate(snap["maps"])
     )

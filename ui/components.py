@@ -37,12 +37,15 @@ def _slider_row(i: int) -> str:
 PANEL_TEMPLATE = (
     '<section class="mhd-panel ${kind}" ${kind ? "" : "hidden"} aria-label="${title}" data-bad="${bad_box}">'
     '<div class="summary"><div class="score-row">'
-    '<div class="scorebox ${won}"><div data-live="gauge"></div>${next}</div>'
+    '<div class="scorebox ${won}"><div data-live="gauge"></div></div>'
     '<div class="dragon-box ${won}">${dragon}</div></div>'
     '<div class="comparison" data-live="compare"></div><div class="sr-only" aria-live="polite" data-live="say"></div></div>'
     '<div class="controls"><div class="sliders">'
     + "".join(_slider_row(i) for i in range(len(HEADS)))
-    + '</div><div class="buttons">${actions}</div><div class="feedback" aria-live="polite">${feedback}</div></div>'
+    # the won line (its next-level button) comes after the sliders, in the order the keyboard goes; its slot is always
+    # there, so a redraw that fills it leaves the focused control in place
+    + '</div><div class="won-slot">${next}</div>'
+    '<div class="buttons">${actions}</div><div class="feedback" aria-live="polite">${feedback}</div></div>'
     "</section>"
 )
 PANEL_PROPS = {

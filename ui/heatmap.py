@@ -68,13 +68,15 @@ def labelled_grid(
     scale: np.ndarray | None = None,
     show_title: bool = True,
     mark: float | None = None,
+    alt: str = "",
 ) -> str:
     """An SVG heat map with every row and column labelled in full (the PNG carries the cells).
 
     Hover or keyboard focus shows a cell's value through `tip`, whose {name}, {row}, {col}, {query} and {v} the
     browser fills in (e.g. "情感头: 思 ← 故乡 0.62"). `scale` (same shape) colours the cells when the values shown
     are not already in [0, 1]; `highlight` frames one row; `mark` outlines every cell at or above it (in the
-    highlighted row only, when there is one), so a faint but counted cell cannot be missed."""
+    highlighted row only, when there is one), so a faint but counted cell cannot be missed. `alt`: the map's text
+    alternative, what it shows in words with its numbers ("⑤ 时序头 → 昨天 0.62, 正在 0.31"); the title by default."""
     m = np.nan_to_num(np.asarray(matrix, dtype=np.float64))
     colour = m if scale is None else np.asarray(scale, dtype=np.float64)
     left = max((text_width(r) for r in rows), default=0.0) + 8
@@ -85,7 +87,7 @@ def labelled_grid(
     x0, y0 = left, top
     parts = [
         f'<svg class="attn-map" viewBox="0 0 {width:.0f} {height:.0f}" style="--w:{width:.0f}px" tabindex="0" '
-        f'role="group" aria-label="{esc(title)}. {esc(t("map_keys", lang))}" '
+        f'role="group" aria-label="{esc(alt or title)}. {esc(t("map_keys", lang))}" '
         f'data-name="{esc(name)}" data-rows="{_data(rows)}" data-cols="{_data(cols)}" '
         f'data-v="{",".join(f"{v:.2f}" for v in m.flatten())}" '
         f'data-x0="{x0:.2f}" data-y0="{y0:.2f}" data-cell="{CELL}" data-tip="{esc(tip)}" data-query="{esc(query)}">',
@@ -133,10 +135,11 @@ def labelled_map(
     highlight: int | None = None,
     show_title: bool = True,
     mark: float | None = None,
+    alt: str = "",
 ) -> str:
     """A T × T attention map with the tokens along both axes; `highlight` frames one query row."""
     return labelled_grid(
-        matrix, tokens, tokens, title, lang, name=name, highlight=highlight, show_title=show_title, mark=mark
+        matrix, tokens, tokens, title, lang, name=name, highlight=highlight, show_title=show_title, mark=mark, alt=alt
     )
 
 
@@ -156,3 +159,17 @@ def legend(lang: str) -> str:
         f'<span class="ramp" style="background:linear-gradient(to right, {stops})"></span>'
         f"<span>{esc(t('more', lang))}</span></div>"
     )
+
+
+ALT_WORDS = 5  # the words a map's text alternative names
+
+
+def shares_text(pairs: list[tuple[str, float]], most: int = ALT_WORDS) -> str:
+    """'昨天 0.62, 正在 0.31': words with their shares as a map shows them, the largest first (at most `most`)."""
+    return ", ".join(f"{w} {v:.2f}" for w, v in pairs[:most])
+
+
+def row_alt(name: str, words: list[str], row, most: int = 3, skip: int | None = None) -> str:
+    """One row of a map in words: '① 语法头 → 思 0.41, 光 0.20' (its largest cells, `skip` left out)."""
+    ranked = sorted(((float(v), -j, w) for j, (w, v) in enumerate(zip(words, row, strict=True)) if j != skip), reverse=True)
+    return f"{name} → {shares_text([(w, v) for v, _, w in ranked], most)}"

@@ -25,6 +25,7 @@ from .session import (
     session_of,
 )
 from .teacher_view import errors_html, reasons, teacher_props
+from .heatmap import row_alt
 from .tensors import attention_strip, row_bars, words_key
 from .text import t
 from .top import sandbox_top
@@ -183,7 +184,7 @@ def crystal_html(lang: str, reading: Reading, text: str, word: str, bar=None) ->
     r = api.crystal_ball(text, word, progress=bar)
     best = r["best"]
     row = r["attention"][best["layer"]][best["head"]]
-    grid = (words_key(r["tokens"], best["position"], r["position"]) + heads_grid(r, lang, best_shown=True)
+    grid = (words_key(r["tokens"], best["position"], r["position"]) + strips_grid(r, lang, best_shown=True)
             + f'<p class="note">{esc(t("sb_model_row", lang, head=best["name"], word=r["word"]))}</p>'
             + row_bars(r["tokens"], row, "#1f4e9c"))  # fmt: skip
     said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
@@ -214,9 +215,9 @@ def pick_word(state: State, saved: Saved, data: EventData, bar=None) -> dict:
     return {"sandbox": {"body": body, "ack": time.time_ns()}}
 
 
-def heads_grid(r: dict, lang: str, best_shown: bool = False) -> str:
-    """The word's row in each of the model's heads as a strip (4-1 draws its grid with pick buttons instead); the
-    head sending the word furthest is marked when `best_shown`."""
+def strips_grid(r: dict, lang: str, best_shown: bool = False) -> str:
+    """The word's row in each of the model's heads as a strip, each read out in words (4-1's ui/heads_grid.py draws
+    pick buttons instead: here nothing is picked); the head sending the word furthest is marked when `best_shown`."""
     best = (r["best"]["layer"], r["best"]["head"]) if best_shown else None
     target = r["best"]["position"] if best_shown else None
     cells = []
@@ -224,6 +225,9 @@ def heads_grid(r: dict, lang: str, best_shown: bool = False) -> str:
         for hi in range(r["heads"]):
             name = f"L{li + 1} H{hi + 1}"
             cls = "cb-map best" if (li, hi) == best else "cb-map"
-            cells.append(f'<div class="{cls}" role="img" aria-label="{esc(name)}"><span class="cb-name">{name}</span>'
-                         f'{attention_strip(r["attention"][li][hi], target, r["position"])}</div>')  # fmt: skip
+            label = row_alt(name, r["tokens"], r["attention"][li][hi], skip=r["position"])
+            tag = f'<span class="cb-tag">{esc(t("c_tag_best", lang))}</span>' if (li, hi) == best else ""
+            cells.append(f'<div class="{cls}" role="img" aria-label="{esc(label)}" data-head="{name}">'
+                         f'<span class="cb-name">{name}</span>'
+                         f'{attention_strip(r["attention"][li][hi], target, r["position"])}{tag}</div>')  # fmt: skip
     return f'<div class="cb-grid" role="group" aria-label="{esc(t("sb_words_title", lang))}">{"".join(cells)}</div>'

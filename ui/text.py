@@ -568,6 +568,15 @@ STRINGS.update({
     "ws_r_bars": ("虚线框 = 目标，实心条 = 你的权重（每个头 0 到 1）。", "Dashed box = the target, solid bar = your gate (each head 0 to 1)."),
 })  # fmt: skip
 
+# --- the classroom: projector, phone, keyboard and screen reader (kept apart from the table above) ----------------
+STRINGS.update({
+    "c_tag_picked": ("你选的", "your pick"),
+    "c_tag_best": ("最强", "strongest"),
+    "map_alt_silent": ("{name}：{caption}", "{name}: {caption}"),
+    "rows_alt": ("{title}：{rows}", "{title}: {rows}"),
+    "snap_back": ("往前 {k} 个位置", "{k} back"),
+})  # fmt: skip
+
 NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
 

@@ -11,7 +11,7 @@ from dragon.level_types import PANEL
 from dragon.levels import Level, load_levels
 
 from .draw import STAR, esc, profile_html, star_text
-from .heatmap import labelled_grid, labelled_map, legend, natural_width
+from .heatmap import labelled_grid, labelled_map, legend, natural_width, row_alt, shares_text
 from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
 SEP = {"zh": "、", "en": ", "}
@@ -145,19 +145,22 @@ def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
     silent = set(api.silent_heads(reading))
     tiles = []
     for i, head in enumerate(HEADS):
+        label = head_label(i, lang)
         if head in silent:
             caption = t("silent", lang)
+            alt = t("map_alt_silent", lang, name=label, caption=caption)
         else:
             found = top_words(reading, head)  # the words a claim could name, with their shares
             caption = "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5]) + (f" (+{len(found) - 5})" if len(found) > 5 else "")
+            alt = f"{label} → {shares_text(found)}"  # "⑤ 时序头 → 昨天 0.62, 正在 0.31": the caption's numbers
             if not found:  # it speaks, but each word looks at itself: no link between words
                 caption = t("looks_self", lang)
-        label = head_label(i, lang)
+                alt = t("map_alt_silent", lang, name=label, caption=caption)
         tiles.append(
             f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
             f'<figcaption><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>{esc(label)}'
             f' <span class="caption">{esc(caption)}</span></figcaption>'
-            f"{labelled_map(maps[i], reading.tokens, label, lang, name=head_name(head, lang), show_title=False)}</figure>"
+            f"{labelled_map(maps[i], reading.tokens, label, lang, name=head_name(head, lang), show_title=False, alt=alt)}</figure>"
         )
     tile = natural_width(reading.tokens, reading.tokens) + 14  # a tile is as wide as its map at natural size
     return (
@@ -182,14 +185,18 @@ def compare_html(level: Level, lang: str) -> tuple[str, dict]:
     word = level.focus[lang]
     rows = np.asarray(truth["eight_head_rows"])  # (h, T)
     labels = [head_label(i, lang) for i in range(len(HEADS))]
+    title = t("eight_head_rows", lang, w=word)
+    each = "; ".join(row_alt(name, tokens, row) for name, row in zip(labels, rows, strict=True))
     eight = labelled_grid(
-        rows, labels, tokens, t("eight_head_rows", lang, w=word), lang, tip="{row}: {query} ← {col} {v}", query=word,
-        mark=LOOKS_AT,
+        rows, labels, tokens, title, lang, tip="{row}: {query} ← {col} {v}", query=word, mark=LOOKS_AT,
+        alt=t("rows_alt", lang, title=title, rows=each),
     )  # fmt: skip
     one_name = t("one_head_map", lang)
+    one_map = truth["one_head_map"].numpy()
     one = labelled_map(
-        truth["one_head_map"].numpy(), tokens, one_name, lang, name=one_name, highlight=focus, mark=LOOKS_AT
-    )
+        one_map, tokens, one_name, lang, name=one_name, highlight=focus, mark=LOOKS_AT,
+        alt=f"{one_name}: {row_alt(word, tokens, one_map[focus])}",
+    )  # fmt: skip
     return f'<div class="pictures">{one}{eight}</div>{legend(lang)}', truth
 
 
@@ -199,9 +206,11 @@ def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
     maps = reading.weights[:, 1:, 1:].numpy()
     rows = np.stack([maps[HEADS.index(h)].sum(axis=0) / max(1, len(reading.tokens)) for h in heads])
     labels = [head_label(HEADS.index(h), lang) for h in heads]
+    title = t("rows_title", lang)
+    each = "; ".join(row_alt(name, reading.tokens, row) for name, row in zip(labels, rows, strict=True))
     return labelled_grid(
-        rows, labels, reading.tokens, t("rows_title", lang), lang, tip="{row}: {col} {v}",
-        scale=rows / max(float(rows.max()), 1e-9),
+        rows, labels, reading.tokens, title, lang, tip="{row}: {col} {v}",
+        scale=rows / max(float(rows.max()), 1e-9), alt=t("rows_alt", lang, title=title, rows=each),
     )  # fmt: skip
 
 

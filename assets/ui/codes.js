@@ -21,5 +21,5 @@ watch("code", () => {
 
 watch("message", () => {
   const msg = element.querySelector(".code-msg");
-  if (msg && msg.textContent.trim()) msg.scrollIntoView({ block: "nearest" });
+  if (msg && msg.textContent.trim() && window.__dragon) window.__dragon.reveal(msg);
 });

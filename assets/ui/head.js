@@ -46,6 +46,60 @@
     history.replaceState(null, "", url.toString());
   }
 
+  // --- a finger or a button held down: nothing scrolls the page by itself meanwhile ----------------------------
+  // Touches are counted by the touch events (a touch pointer is cancelled once the browser pans, while the finger
+  // stays down); mouse and pen by their pointers. A scroll asked for meanwhile waits for the last one to lift.
+  const pointers = new Set();
+  let touches = 0;
+  const waiting = new Map(); // key -> what to do once nothing is held down (a later ask replaces an earlier one)
+  const held = () => pointers.size > 0 || touches > 0;
+  function released() {
+    if (held()) return;
+    const todo = [...waiting.values()];
+    waiting.clear();
+    todo.forEach((fn) => fn());
+  }
+  const opts = { capture: true, passive: true };
+  window.addEventListener("pointerdown", (e) => { if (e.pointerType !== "touch") pointers.add(e.pointerId); }, opts);
+  for (const type of ["pointerup", "pointercancel"]) {
+    window.addEventListener(type, (e) => { pointers.delete(e.pointerId); released(); }, opts);
+  }
+  window.addEventListener("touchstart", (e) => { touches = e.touches.length; }, opts);
+  for (const type of ["touchend", "touchcancel"]) {
+    window.addEventListener(type, (e) => { touches = e.touches.length; released(); }, opts);
+  }
+  window.addEventListener("blur", () => { pointers.clear(); touches = 0; released(); });
+  function whenFree(key, fn) {
+    if (held()) waiting.set(key, fn);
+    else fn();
+  }
+
+  // The part of the viewport's top that the panel's sticky summary covers (a phone, where it rides on top).
+  function covered() {
+    const summary = document.querySelector("#panel .mhd-panel:not([hidden]) .summary");
+    const controls = summary && summary.parentElement.querySelector(".controls");
+    if (!summary || !controls || getComputedStyle(summary).position !== "sticky") return 0;
+    const s = summary.getBoundingClientRect(), c = controls.getBoundingClientRect();
+    return Math.abs(s.left - c.left) < 4 && s.width > 0.9 * c.width ? s.height : 0; // stacked, not side by side
+  }
+
+  // Bring the span from `first`'s top to `last`'s bottom into view: as little scrolling as needed when it fits
+  // under the sticky summary, else its top at the top (`onlyWhole`: else not at all). Nothing moves while a finger
+  // or a button is held down.
+  function reveal(first, last, onlyWhole) {
+    whenFree("reveal", () => {
+      last = last || first;
+      if (!first || !first.isConnected || !last.isConnected) return;
+      const a = first.getBoundingClientRect(), b = last.getBoundingClientRect();
+      if (!a.height && !b.height) return;
+      const top = covered(), bottom = window.innerHeight;
+      if (a.top >= top - 1 && b.bottom <= bottom + 1) return;
+      if (onlyWhole && b.bottom - a.top > bottom - top) return;
+      const dy = b.bottom - a.top <= bottom - top && a.top >= top ? b.bottom - bottom : a.top - top;
+      window.scrollBy({ top: dy, left: 0, behavior: "instant" });
+    });
+  }
+
   window.__dragon = {
     lang: lang, level: (params.get("level") || "").slice(0, 20), projector: projector,
     // a teacher's link: the level itself (custom), the exam switch, the sandbox and its text
@@ -54,7 +108,7 @@
     tlang: (params.get("tlang") || "").slice(0, 4),
     // something is saved: if the server then receives no progress, the saved value was unreadable or edited
     stored: localStorage.getItem("multi-head-dragon-progress") !== null,
-    setLang: setLang, setProjector: setProjector,
+    setLang: setLang, setProjector: setProjector, held: held, whenFree: whenFree, reveal: reveal,
   };
   localStorage.setItem("dragon-lang", lang);
   localStorage.setItem("dragon-projector", projector ? "1" : "0");

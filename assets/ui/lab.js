@@ -52,11 +52,17 @@ function settle() {
 }
 
 // Every answer re-renders the panel: open the right view, then bring the answer to the button just pressed into
-// view (its first line sits right under that button), where the player's eye already is.
+// view — the whole answer when it fits the screen (the measurement and the why together, as the teacher explains
+// them), else from its first line — once no finger or button is held down. A button the answer took away hands the
+// focus to the answer, so the keyboard goes on from there.
 let asked = null;
+let askedFrom = null; // the button pressed: the focus stays on it if it is still there
 element.addEventListener("click", (event) => {
   const button = event.target.closest("button[data-act]");
-  if (button) asked = button.dataset.act;
+  if (button) {
+    asked = button.dataset.act;
+    askedFrom = button;
+  }
 }, true);
 let warming = 0; // the ack of the panel that last asked for the model: ask once per panel
 function autoload() {
@@ -69,19 +75,38 @@ function autoload() {
 
 // Every server answer carries a new ack, even one that leaves the panel's HTML as it was (the same refusal twice):
 // the button that asked is freed here, not by the re-render, or it would stay greyed out for good.
+let questionShown = false; // a room's question marked data-reveal (4-1's heads) comes into view once, whole
+function showQuestion() {
+  const question = element.querySelector("[data-reveal]");
+  if (!question) questionShown = false;
+  else if (!questionShown && window.__dragon) {
+    questionShown = true;
+    requestAnimationFrame(() => window.__dragon.reveal(question, question, true)); // once laid out
+  }
+}
 watch("ack", () => {
   element.querySelectorAll("button.running").forEach((b) => b.classList.remove("running"));
   settle();
   autoload();
+  if (!asked) showQuestion();
   if (!asked) return;
   const target = asked === "quiz"
     ? element.querySelector(".quiz-box")
     : asked === "try"
-    ? element.querySelector(".try-box > :first-child") || element.querySelector(".try-box")
-    : element.querySelector(".result-box > :first-child") || element.querySelector(".result-box");
-  asked = null;
-  if (target) target.scrollIntoView({ block: "nearest" });
+    ? element.querySelector(".try-box")
+    : element.querySelector(".result-box");
+  const from = askedFrom;
+  const kept = from && from.isConnected && from.dataset.act === asked && document.activeElement === from;
+  asked = askedFrom = null;
+  if (!target) return;
+  const active = document.activeElement;
+  if (!kept && (!active || active === document.body || !active.isConnected || active === from)) {
+    target.setAttribute("tabindex", "-1"); // the answer takes the focus (not a tab stop of its own)
+    target.focus({ preventScroll: true });
+  }
+  if (window.__dragon) window.__dragon.reveal(target);
 });
 
 settle();
 autoload();
+showQuestion();

@@ -14,8 +14,6 @@ let busy = false;
 let again = false;
 let epoch = 0; // bumped whenever the server sets the sliders: answers for older gates are then dropped
 let scrollWanted = false;
-let pressing = false; // a pointer is down on the panel (dragging a slider): never scroll under it
-let whyWanted = false;
 let hintStale = false;
 let lastAck = props.ack;
 
@@ -187,8 +185,7 @@ element.addEventListener("keydown", (event) => {
   const el = event.target;
   if (event.key === "Enter" && el.classList && el.classList.contains("num")) {
     commitBox(el); // a restored box may not fire change on blur: commit here
-    typingAt = null;
-    el.blur();
+    typingAt = null; // the focus stays in the box: the next Tab goes on to the next slider
   }
 });
 
@@ -204,7 +201,7 @@ element.addEventListener("click", (event) => {
   if (link) {
     event.preventDefault();
     const target = element.querySelector(link.dataset.goto);
-    if (target) target.scrollIntoView({ block: "nearest" });
+    if (target && window.__dragon) window.__dragon.reveal(target);
   }
 });
 
@@ -230,23 +227,15 @@ watch(Object.keys(props), () => {
   showGates();
   fadeHint();
 });
-// A first star: the why (and the engine's numbers behind it) comes into view, once the slider is let go.
+// A first star: the next-level line and the why (with the engine's numbers behind it) come into view, once the
+// slider is let go (window.__dragon.reveal waits while a finger or a button is held down).
+const page = window.__dragon || {};
 function showWhy() {
-  whyWanted = false;
   const why = element.querySelector(".feedback .why");
-  if (why) element.querySelector(".feedback").scrollIntoView({ block: "nearest" });
+  if (why && page.reveal) page.reveal(element.querySelector(".won-slot .won-line") || why, element.querySelector(".feedback"));
 }
 watch("won", () => {
-  if (!props.won) return;
-  whyWanted = true;
-  if (!pressing) showWhy();
-});
-element.addEventListener("pointerdown", () => {
-  pressing = true;
-});
-window.addEventListener("pointerup", () => {
-  pressing = false;
-  if (whyWanted) showWhy();
+  if (props.won) showWhy();
 });
 
 // A button's answer lands in the feedback box right under the buttons: bring it into view.
@@ -254,8 +243,32 @@ watch("ack", () => {
   if (!scrollWanted) return;
   scrollWanted = false;
   const box = element.querySelector(".feedback");
-  if (box && box.textContent.trim()) box.scrollIntoView({ block: "nearest" });
+  if (box && box.textContent.trim() && page.reveal) page.reveal(box);
 });
+
+// The focus stays where the player left it: a redraw that replaced the focused control (a button's new answer, a
+// star) gives the focus to the control in its place, so the next Tab goes on from there, never off the panel.
+let focusKey = null;
+function keyOf(el) {
+  if (el.id) return `#${el.id}`;
+  if (el.dataset && el.dataset.act) return `[data-act="${el.dataset.act}"]`;
+  if (el.classList.contains("num")) return `input.num[data-i="${el.dataset.i}"]`;
+  return null;
+}
+let focused = null;
+element.addEventListener("focusin", (event) => {
+  focused = event.target;
+  focusKey = keyOf(event.target);
+});
+function keepFocus() {
+  if (!focused || focused.isConnected || !focusKey) return;
+  const active = document.activeElement;
+  if (active && active !== document.body && element.contains(active) === false && active.isConnected) return;
+  const again = element.querySelector(focusKey);
+  if (again) again.focus({ preventScroll: true });
+  focused = again;
+}
+watch(Object.keys(props), () => queueMicrotask(keepFocus));
 
 paint();
 showGates();

@@ -15,5 +15,5 @@ element.addEventListener("click", (event) => {
 
 watch("body", () => {
   const result = element.querySelector(".result");
-  if (result) result.scrollIntoView({ block: "nearest" });
+  if (result && window.__dragon) window.__dragon.reveal(result);
 });

@@ -55,7 +55,9 @@ element.addEventListener("click", (event) => {
 watch(["level", "lang", "options", "notice", "link"], syncLink);
 // A new level (chosen, or the next one): its title comes into view, where the player reads what to do.
 watch("level", () => {
-  const title = element.querySelector(".level-title");
-  if (title && title.getBoundingClientRect().top < 0) title.scrollIntoView({ block: "start" });
+  window.__dragon.whenFree("title", () => {
+    const title = element.querySelector(".level-title");
+    if (title && title.getBoundingClientRect().top < 0) title.scrollIntoView({ block: "start" });
+  });
 });
 syncLink();
