@@ -10,6 +10,7 @@ from dragon.engine import Reading
 
 from . import play, views
 from .draw import esc
+from .heatmap import row_alt
 from .page import hidden_parts, page
 from .session import (
     MAX_SANDBOX_CHARS,
@@ -25,7 +26,6 @@ from .session import (
     session_of,
 )
 from .teacher_view import errors_html, reasons, teacher_props
-from .heatmap import row_alt
 from .tensors import attention_strip, row_bars, words_key
 from .text import t
 from .top import sandbox_top
