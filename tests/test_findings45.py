@@ -49,7 +49,7 @@ NOT_FINDINGS = {
         "stage_random", "stage_faint", "stage_clear", "stage_settled", "p_measure", "p_submit",
         "p_by_off", "p_off_k", "pos_q_free", "pos_q_pos", "pos_same", "pos_differ", "pos_k_free", "pos_k_pos",
         "pos_read_q", "pos_read_label", "pos_read0", "pos_read1", "pos_read2", "pos_t_free", "pos_t_with",
-        "pos_next", "b_name", "b_go", "b_svg", "b_png", "tw_mark",
+        "pos_next", "b_name", "b_go", "b_svg", "b_png", "tw_mark", "c_tag_picked", "c_tag_best",
     },
     "list items and feature names inside a finding's sentence": {
         "g_switch_item", "g_split_item", "p_alone_item", "p_twin_item", "p_lonely_item", "pos_f_early", "pos_f_pron",

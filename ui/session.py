@@ -56,7 +56,8 @@ def session_of(state: State) -> dict:
 
 def carried(session: dict) -> dict:
     """What a session keeps from level to level: the exam switch, the teacher's pack, the sandbox's text."""
-    return {k: session[k] for k in ("exam", "custom", "text", "tlang") if session.get(k)}
+    keep = {k: session[k] for k in ("exam", "custom", "text") if session.get(k)}
+    return {**keep, "tlang": session["tlang"]} if keep.get("text") else keep
 
 
 def level_of(session: dict) -> Level | None:
