@@ -108,7 +108,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "right": ("对", "right"),
     "wrong": ("不对，是{head}", "no — it was the {head} head"),
     "wrong_hidden": ("不对", "not right"),
-    "api_note": ("API：levels() · play(level_id, gates) · hint(level_id, gates) · explain(level_id) · analyze(text, lang) · head_math(text, lang, word, head) · race(lengths) · fusion(text, lang) · heads_experiment()", "API: levels() · play(level_id, gates) · hint(level_id, gates) · explain(level_id) · analyze(text, lang) · head_math(text, lang, word, head) · race(lengths) · fusion(text, lang) · heads_experiment()"),
+    "api_note": ("API：levels() · play(level_id, gates) · hint(level_id, gates) · explain(level_id) · analyze(text, lang) · head_math(text, lang, word, head) · race(lengths) · fusion(text, lang) · heads_experiment() · check_level(level)", "API: levels() · play(level_id, gates) · hint(level_id, gates) · explain(level_id) · analyze(text, lang) · head_math(text, lang, word, head) · race(lengths) · fusion(text, lang) · heads_experiment() · check_level(level)"),
     "truncated": ("文字太长，只读了前 {n} 个词。", "The text is long; only the first {n} tokens were read."),
     "source": ("出处", "Source"),
     "chapter": ("第 {n} 章", "Chapter {n}"),
