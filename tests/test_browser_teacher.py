@@ -30,7 +30,8 @@ def ready_any(page) -> None:
     page.wait_for_selector("#top .level-title")
     page.wait_for_function(
         "document.querySelector('#panel .score-value') || document.querySelector('#panel .free-note') "
-        "|| !document.querySelector('.mhd-quiz[hidden]') || document.querySelector('#lab .mhd-lab:not([hidden])')"
+        "|| !document.querySelector('.mhd-quiz[hidden]') || document.querySelector('#lab .mhd-lab:not([hidden])') "
+        "|| document.querySelector('#top #mhd-sb-text')"
     )
 
 
@@ -265,3 +266,58 @@ def test_the_sandbox_and_the_teachers_box_fit_a_phone_and_a_projector(open_any, 
     shot(page, f"sandbox-make-zh-{size}")
     page.locator("#teacher").scroll_into_view_if_needed()
     shot(page, f"teacher-box-zh-{size}")
+
+
+def focused(page) -> dict:
+    return page.evaluate("""() => { const el = document.activeElement;
+        return { id: el.id || "", act: (el.dataset && el.dataset.act) || "", tag: el.tagName,
+                 where: el.closest('#top') ? 'top' : el.closest('#panel') ? 'panel' : el.closest('#sandbox') ? 'sandbox'
+                        : 'page' }; }""")
+
+
+def test_the_sandbox_is_played_with_the_keyboard_alone(open_any):
+    page = open_any("sandbox=1&lang=en")
+    page.wait_for_selector("#mhd-sb-text")
+    page.focus("#mhd-sb-text")  # the box where the player starts; from here on, keys only
+    page.keyboard.type("The old fisherman said that he would sail home before the storm.")
+    page.keyboard.press("Tab")
+    assert focused(page)["tag"] == "SELECT"
+    page.keyboard.press("Tab")
+    assert focused(page)["id"] == "mhd-sb-read"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#sandbox .top-words")
+    for _ in range(30):  # on to slider ①
+        page.keyboard.press("Tab")
+        if focused(page)["id"] == "mhd-s0":
+            break
+    assert focused(page)["id"] == "mhd-s0"
+    before = page.locator("#panel [data-live=compare]").inner_html()
+    page.keyboard.press("End")
+    page.wait_for_function("b => document.querySelector('#panel [data-live=compare]').innerHTML !== b", arg=before)
+    assert page.locator("#mhd-s0").input_value() == "1"
+    for _ in range(40):  # through the sliders and their boxes to the sandbox's make button
+        page.keyboard.press("Tab")
+        if focused(page)["id"] == "mhd-sb-make":
+            break
+    assert focused(page)["id"] == "mhd-sb-make"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#sandbox .refusal, #panel .score-value")
+    shot(page, "sandbox-keyboard-en")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_axe_finds_nothing_serious_in_the_sandbox_and_the_teachers_box(open_any, lang):
+    from tests.a11y import audit, summary
+
+    text = SENTENCE if lang == "zh" else TEACHER["text"]
+    page = open_any(f"sandbox=1&lang={lang}&text={urllib.parse.quote(text)}")
+    page.wait_for_selector("#sandbox .top-words")
+    open_box(page)
+    found = audit(page)
+    assert found == [], summary(found)
+    code = api.check_level(POEM)["code"]
+    level = open_any(f"custom={urllib.parse.quote(code)}&lang={lang}")
+    level.wait_for_selector("#panel .score-value")
+    open_box(level)
+    found = audit(level)
+    assert found == [], summary(found)
