@@ -136,7 +136,9 @@ def wait_score(page, expected: str) -> None:
 @pytest.mark.parametrize("level_id, lang", [("2-1", "zh"), ("2-7", "en")])
 def test_score_stars_and_comparison_stay_in_view_while_any_slider_moves(open_page, size, level_id, lang) -> None:
     page = open_page(f"level={level_id}&lang={lang}&projector={int(size == 'projector')}", size)
-    comparison = "#panel .profile" if get_level(level_id).show == "silhouette" else "#panel .pictures"
+    # a phone's sticky block keeps, of the pictures, the one that says where yours differs from the target
+    comparison = "#panel .profile" if get_level(level_id).show == "silhouette" else (
+        "#panel .hl.diff" if size == "phone" else "#panel .pictures")
     for i in range(len(HEADS)):
         slider = page.locator(f"#mhd-s{i}")
         slider.scroll_into_view_if_needed()

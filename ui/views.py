@@ -60,6 +60,18 @@ def word_shares(reading: Reading, gates) -> np.ndarray:
     return mixed / total if total > 1e-12 else np.zeros_like(mixed)
 
 
+MIX_RGB, OVER_RGB, UNDER_RGB = (91, 33, 182), (234, 88, 12), (29, 78, 216)  # the shades of style.css's .hl-words .w
+
+
+def ink(rgb: tuple[int, int, int], alpha: float) -> str:
+    """' dark' (white type) where a word's shade, `rgb` at `alpha` over white, is dark enough that black type would fall
+    under 4.5 : 1 (relative luminance under 0.18, where white type has at least 4.5 : 1), else '' (black type)."""
+    a = round(min(max(alpha, 0.0), 1.0), 2)  # as the page draws it (--a has two decimals)
+    lin = [((c / 255 + 0.055) / 1.055) ** 2.4 if c / 255 > 0.04045 else c / 255 / 12.92
+           for c in (255 * (1 - a) + ch * a for ch in rgb)]  # fmt: skip
+    return " dark" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] < 0.18 else ""
+
+
 def highlight_html(reading: Reading, gates, target, lang: str) -> str:
     """Your fusion beside the target: the text twice, each word shaded by the attention it receives."""
     mine, goal = word_shares(reading, gates), word_shares(reading, target)
@@ -67,7 +79,7 @@ def highlight_html(reading: Reading, gates, target, lang: str) -> str:
 
     def strip(values: np.ndarray, title: str, cls: str) -> str:
         words = "".join(
-            f'<span class="w{" dark" if v / top > 0.55 else ""}" style="--a:{v / top:.2f}" '
+            f'<span class="w{ink(MIX_RGB, v / top)}" style="--a:{v / top:.2f}" '
             f'data-tip="{esc(f"{title}: {tok} {v:.2f}")}">{esc(tok)}</span>'
             for tok, v in zip(reading.tokens, values, strict=True)
         )
@@ -96,7 +108,8 @@ def difference_html(tokens: list[str], mine: np.ndarray, goal: np.ndarray, lang:
     diff = mine - goal
     scale = max(float(np.abs(diff).max(initial=0.0)), FULL_DIFF)
     words = "".join(
-        f'<span class="w {"over" if d > 0 else "under"}" style="--a:{abs(d) / scale:.2f}" '
+        f'<span class="w {"over" if d > 0 else "under"}{ink(OVER_RGB if d > 0 else UNDER_RGB, abs(d) / scale)}" '
+        f'style="--a:{abs(d) / scale:.2f}" '
         f'data-tip="{esc(f"{tok} {d:+.3f}")}">{esc(tok)}</span>'
         if abs(d) >= SAME_SHARE else f'<span class="w">{esc(tok)}</span>'
         for tok, d in zip(tokens, diff, strict=True)
