@@ -285,7 +285,7 @@ def free_comparison(reading: Reading, gates, lang: str) -> str:
     shares = word_shares(reading, gates)
     top = max(float(shares.max(initial=0.0)), 1e-9)
     words = "".join(
-        f'<span class="w{" dark" if v / top > 0.55 else ""}" style="--a:{v / top:.2f}" '
+        f'<span class="w{ink(MIX_RGB, v / top)}" style="--a:{v / top:.2f}" '
         f'data-tip="{esc(f"{tok} {v:.2f}")}">{esc(tok)}</span>'
         for tok, v in zip(reading.tokens, shares, strict=True)
     )
