@@ -149,6 +149,8 @@ def test_readme_api_example_runs(app_url) -> None:
     assert results[1]["score"] == 100 and results[1]["stars"] == 3
     assert results[2]["head"] == "emotion" and results[-1]["tokens"][0] == "昨天"
     assert results[3]["claims"] and results[3]["why"] == get_level("2-1").why["en"]
+    checked = [r for r in results if isinstance(r, dict) and "quality" in r]
+    assert len(checked) == 1 and checked[0]["ok"] and checked[0]["code"].startswith("T1.")
 
 
 def test_check_level_over_the_api_as_the_readme_shows(client: Client) -> None:

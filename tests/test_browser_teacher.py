@@ -260,6 +260,10 @@ def test_the_sandbox_and_the_teachers_box_fit_a_phone_and_a_projector(open_any, 
     assert not small, small  # every control of the new rooms is at least 44 × 44 CSS px
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"] + 1  # nothing wider than the screen
+    if size == "phone":  # among the sliders, the sticky block takes at most a quarter of the screen
+        page.locator("#mhd-s3").scroll_into_view_if_needed()
+        sticky = page.evaluate("document.querySelector('#panel .summary').getBoundingClientRect().height")
+        assert sticky <= page.viewport_size["height"] / 4, sticky
     page.locator("#top .sb-form").scroll_into_view_if_needed()
     shot(page, f"sandbox-zh-{size}")
     page.locator("#sandbox .sb-make").scroll_into_view_if_needed()
