@@ -277,8 +277,8 @@ def test_phone_lab_answer_waits_for_the_finger(open_lab) -> None:  # noqa: F811
 
 TARGETS = """() => [...document.querySelectorAll('button, input, select, textarea, a, summary, [role=button]')]
   .map(e => { const s = getComputedStyle(e);
-    // a checkbox is tapped through its label, which holds it: the label is the target
-    const t = (e.type === 'checkbox' || e.type === 'radio') && e.closest('label') ? e.closest('label') : e;
+    // a checkbox (or a file input) is tapped through its label, which holds it: the label is the target
+    const t = ['checkbox', 'radio', 'file'].includes(e.type) && e.closest('label') ? e.closest('label') : e;
     const r = t.getBoundingClientRect();
     const hidden = !r.width || !r.height || s.visibility === 'hidden' || !!e.closest('[hidden]') || e.type === 'hidden';
     return {e, r, hidden}; })
