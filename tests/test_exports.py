@@ -20,10 +20,11 @@ from dragon.levels import get_level, load_levels
 from dragon.scoring import score, stars
 from ui import views
 from ui.draw import esc
-from ui.exports import FONT_STACK, NUMBER_MIN, UPSCALE, cell_number, map_caption, maps_figure_svg
+from ui.exports import FONT_STACK, NUMBER_MIN, UPSCALE, cell_number, maps_figure_svg
 from ui.heatmap import VIRIDIS
 from ui.report import report_html, report_text
 from ui.text import head_label, head_name, t
+from ui.views import map_caption
 from ui.worksheet import lab_items, slider_items, worksheet_html
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -5,8 +5,6 @@ import re
 
 import numpy as np
 
-from dragon import api
-from dragon.claims import top_words
 from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.level_types import Claim, Level
@@ -14,6 +12,7 @@ from dragon.level_types import Claim, Level
 from .draw import esc
 from .heatmap import CELL, FONT, TILT, VIRIDIS, natural_width, png_data_uri, text_width
 from .text import HEAD_COLORS, head_label, t
+from .views import map_caption
 
 # the same fonts everywhere a file leaves the page: a teacher's Windows or Mac has one of these, Debian the first
 FONT_STACK = "'Noto Sans CJK SC', 'Noto Sans SC', 'Microsoft YaHei', 'PingFang SC', sans-serif"
@@ -23,7 +22,6 @@ LATIN = "'Segoe UI', 'Helvetica Neue', Arial, 'Liberation Sans', "  # English fi
 def font_stack(lang: str) -> str:
     """The fonts of an exported file: Latin ones first for English, then the CJK list either way."""
     return (LATIN if lang == "en" else "") + FONT_STACK
-SEP = {"zh": "、", "en": ", "}
 COLON = {"zh": "：", "en": ": "}
 NUMBER_MIN = 0.10  # a cell at or above this share carries its number (the map's colour alone is hard to read on paper)
 NUMBER_FONT = 8.0  # the cells' numbers, in the map's units (a cell is CELL = 16 wide)
@@ -73,19 +71,6 @@ def header_html(level: Level, lang: str, what: str) -> str:
 
 
 # --- the maps ------------------------------------------------------------------------------------------------------
-
-
-def map_caption(reading: Reading, i: int, lang: str) -> str:
-    """Where head i looks most, worded as the page's map captions are (views.maps_html): its top words with their
-    shares, or that it has nothing to say, or that each word looks only at itself."""
-    head = HEADS[i]
-    if head in api.silent_heads(reading):
-        return t("silent", lang)
-    found = top_words(reading, head)
-    if not found:
-        return t("looks_self", lang)
-    more = f" (+{len(found) - 5})" if len(found) > 5 else ""
-    return "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5]) + more
 
 
 def cell_number(v: float) -> str:

@@ -152,6 +152,25 @@ def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
     return highlight_html(reading, gates, target, lang)
 
 
+SHOWN_WORDS = 5  # a map's caption names at most this many words, then how many more
+
+
+def caption_text(found: list[tuple[str, float]], silent: bool, lang: str, more: bool = True) -> str:
+    """Where a head looks most, in words: nothing to say, each word looking only at itself, or its top words with their
+    shares (`found`: claims.top_words), "(+n)" after the first SHOWN_WORDS when `more`."""
+    if silent:
+        return t("silent", lang)
+    if not found:
+        return t("looks_self", lang)
+    rest = f" (+{len(found) - SHOWN_WORDS})" if more and len(found) > SHOWN_WORDS else ""
+    return "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:SHOWN_WORDS]) + rest
+
+
+def map_caption(reading: Reading, i: int, lang: str) -> str:
+    """Head i's map caption, as the page's maps show it (the worksheet and the PNG say the same)."""
+    return caption_text(top_words(reading, HEADS[i]), HEADS[i] in api.silent_heads(reading), lang)
+
+
 def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
     """Small multiples: the eight heads' real attention maps, labelled, each with where it looks most."""
     maps = reading.weights[:, 1:, 1:].numpy()
@@ -159,16 +178,10 @@ def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
     tiles = []
     for i, head in enumerate(HEADS):
         label = head_label(i, lang)
-        if head in silent:
-            caption = t("silent", lang)
-            alt = t("map_alt_silent", lang, name=label, caption=caption)
-        else:
-            found = top_words(reading, head)  # the words a claim could name, with their shares
-            caption = "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5]) + (f" (+{len(found) - 5})" if len(found) > 5 else "")
-            alt = f"{label} → {shares_text(found)}"  # "⑤ 时序头 → 昨天 0.62, 正在 0.31": the caption's numbers
-            if not found:  # it speaks, but each word looks at itself: no link between words
-                caption = t("looks_self", lang)
-                alt = t("map_alt_silent", lang, name=label, caption=caption)
+        found = [] if head in silent else top_words(reading, head)  # the words a claim could name, with their shares
+        caption = caption_text(found, head in silent, lang)
+        # "⑤ 时序头 → 昨天 0.62, 正在 0.31": the caption's numbers; a head that names no word says why instead
+        alt = f"{label} → {shares_text(found)}" if found else t("map_alt_silent", lang, name=label, caption=caption)
         tiles.append(
             f'<figure class="tile" style="border-color:{HEAD_COLORS[head]}" data-head="{head}">'
             f'<figcaption><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>{esc(label)}'
@@ -304,13 +317,7 @@ def top_words_html(reading: Reading, lang: str) -> str:
     silent = set(api.silent_heads(reading))
     items = []
     for i, head in enumerate(HEADS):
-        found = top_words(reading, head)
-        if head in silent:
-            said = t("silent", lang)
-        elif not found:
-            said = t("looks_self", lang)
-        else:
-            said = "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:5])
+        said = caption_text(top_words(reading, head), head in silent, lang, more=False)
         items.append(
             f'<li data-head="{head}"><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
             f"<b>{esc(head_label(i, lang))}</b> {esc(said)}</li>"

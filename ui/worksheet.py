@@ -12,7 +12,6 @@ from dragon.level_types import Level
 from .draw import esc
 from .exports import (
     COLON,
-    SEP,
     head_maps,
     header_html,
     in_lang,
@@ -20,13 +19,13 @@ from .exports import (
     level_claims,
     level_heading,
     level_target,
-    map_caption,
     map_geometry,
     map_svg,
     page_shell,
 )
 from .lab import bucket_choices, bucket_text
 from .text import HEAD_COLORS, head_label, head_name, t
+from .views import SEP, map_caption
 
 THEN = {"zh": "——", "en": ". "}  # a round's setting, then its question
 PAGE_WIDTH = 680  # A4 less 15 mm margins, in CSS px: the maps' columns are chosen to fit it
