@@ -24,8 +24,9 @@ PROPS = {"top", "panel", "quiz", "lab", "codes", "sandbox", "teacher"}  # custom
 PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab", "sandbox", "teacher"]  # what opening a level changes
 PAGE_AND_CODES = [*PAGE, "codes"]
 LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
-# the race and the training run one at a time (players queue): a run beside another would slow both clocks
-TIMED = {"concurrency_limit": 1, "concurrency_id": "timed-runs"}
+# the endpoints that race or train wait for the server's lane (dragon/runs.py runs one at a time); at most two such
+# calls hold a worker at once
+TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
 
 
 def as_update(name: str, value):
@@ -33,10 +34,9 @@ def as_update(name: str, value):
     return gr.update(**value) if name in PROPS else value
 
 
-def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, progress: bool = False):
+def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
     """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
-    the handler takes its n inputs and then the data the component's script sent with the event; with progress,
-    then also a gr.Progress (Gradio shows its bar while the handler runs)."""
+    the handler takes its n inputs and then the data the component's script sent with the event."""
 
     def shape(result: dict):
         values = tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
@@ -59,19 +59,13 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, progres
         raise TypeError("streaming handlers take no event data")
 
     def with_data(*args):
-        if progress:
-            *inputs, evt, bar = args
-            return run(*inputs, getattr(evt, "_data", None), bar)
         *inputs, evt = args
         return run(*inputs, getattr(evt, "_data", None))
 
-    # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature, and a
-    # gr.Progress to the parameter whose default is one
+    # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     params = [inspect.Parameter(f"input{i}", kind) for i in range(event_data)]
     params.append(inspect.Parameter("evt", kind, annotation=gr.EventData))
-    if progress:
-        params.append(inspect.Parameter("progress", kind, default=gr.Progress()))
     with_data.__signature__ = inspect.Signature(params)
     with_data.__annotations__ = {"evt": gr.EventData}
     return with_data, [c[n] for n in outputs]
@@ -223,22 +217,20 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2)
         c["quiz"].check(fn, state, out, **quiet)
 
-        # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms.py); the
-        # loads, the race and the training show Gradio's progress bar on the panel
-        for name, action in rooms.EVENTS.items():
-            fn, out = wire(c, rooms.handler(name), LAB, event_data=2, progress=action.progress)
-            shown = {"show_progress": "full", "show_progress_on": [c["lab"]], "trigger_mode": "once"}
-            options = {**(shown if action.progress else {"show_progress": "hidden"}), **(TIMED if action.timed else {})}
-            getattr(c["lab"], name)(fn, state, out, api_visibility="private", **options)
+        # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms.py); a race,
+        # a training or a load goes to the server's lane (dragon/runs.py) and the panel draws its own wait
+        # (ui/waits.py), so no event waits in Gradio's queue for it
+        for name in rooms.EVENTS:
+            fn, out = wire(c, rooms.handler(name), LAB, event_data=2)
+            getattr(c["lab"], name)(fn, state, out, **quiet, trigger_mode="once")
         c["lab"].next(next_fn, state, page_out, api_visibility="private")
         # the sandbox and the teachers' box: 'make' and the files read the sliders on screen (the panel's value)
         fn, out = wire(c, sandbox.read_text, PAGE, event_data=3)
         c["top"].read(fn, [*state, c["panel"]], out, **quiet)
         fn, out = wire(c, sandbox.make_level, PAGE, event_data=3)
         c["sandbox"].make(fn, [*state, c["panel"]], out, **quiet)
-        fn, out = wire(c, sandbox.pick_word, ["sandbox"], event_data=2, progress=True)
-        c["sandbox"].word(fn, state, out, api_visibility="private", show_progress="full",
-                          show_progress_on=[c["sandbox"]], trigger_mode="once")  # fmt: skip
+        fn, out = wire(c, sandbox.pick_word, ["sandbox"], event_data=2)
+        c["sandbox"].word(fn, state, out, **quiet, trigger_mode="once")
         fn, out = wire(c, teacher_box.make_file, ["teacher"], event_data=3)
         c["teacher"].file(fn, [*state, c["panel"]], out, **quiet)
         fn, out = wire(c, teacher_box.open_source, PAGE, event_data=2)
@@ -254,9 +246,10 @@ def build_app() -> gr.Blocks:
     return demo
 
 
-def launch(demo: gr.Blocks, port: int | None = None, block: bool = True):
-    """Start the server as `python app.py` does (tests use the same call with block=False)."""
-    return demo.queue(default_concurrency_limit=8).launch(
+def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
+    """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
+    no player's input changes start at once in the server's lane, in the background (ui/rooms.py warm_up)."""
+    started = demo.queue(default_concurrency_limit=8).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         i18n=demo.i18n_for_launch,
@@ -267,9 +260,14 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True):
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],
         run_history=False,  # the run-history panel snapshots the whole page state on every event
-        prevent_thread_lock=not block,
+        prevent_thread_lock=True,
         quiet=not block,
     )
+    if warm_up:
+        rooms.warm_up()
+    if block:
+        demo.block_thread()
+    return started
 
 
 def main() -> None:
@@ -277,7 +275,7 @@ def main() -> None:
         load_levels()  # a malformed level file stops start-up with its name and field
     except LevelError as err:
         sys.exit(f"Level data error: {err}")
-    launch(build_app())
+    launch(build_app(), warm_up=os.environ.get("DRAGON_WARM_UP", "1") != "0")
 
 
 if __name__ == "__main__":

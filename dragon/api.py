@@ -1,6 +1,8 @@
 """The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
+import dataclasses
 import functools
+import secrets
 from collections.abc import Callable
 
 from . import chapter1 as chapter1_lesson
@@ -24,6 +26,7 @@ from .lessons import pruning as pruning_lesson
 from .lessons import race as race_lesson
 from .lessons import tower as tower_lesson
 from .levels import LANGS, Level, get_level, load_levels
+from .runs import LANE, Run
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
 from .shared import once
@@ -178,6 +181,7 @@ def check_level(level) -> dict:
 
 EXPERIMENT = heads_lesson.Experiment()  # what heads_experiment() trains; only tests shorten it, the app never does
 GROW_STEPS = growing_lesson.Growth().ex.steps  # what 4-3 trains in the app; only tests shorten it, the app never does
+PRUNED_STEPS = growing_lesson.Growth().ex.steps  # the run 4-4 prunes (pruning.trained)
 
 
 def text_reading(text: str, lang: str) -> Reading:
@@ -222,27 +226,61 @@ def fusion(text: str, lang: str = "auto") -> dict:
     return {"lang": reading.analysis.lang, "truncated": reading.analysis.truncated, "device": "cpu", **out}
 
 
-@on_gpu(duration=60)
+def _timed_race(lengths: list[int]) -> dict:
+    return on_gpu(duration=60)(race_lesson.race)(lengths)
+
+
 def race(lengths: list[int] | None = None) -> dict:
     """The per-head loop against all heads batched, timed now on the best device at each length (≤ 8 lengths,
-    each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal)."""
-    return race_lesson.race(race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths))
+    each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal). It runs in the server's
+    lane (dragon/runs.py), so no other race or training shares its clock."""
+    lengths = race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths)
+    return LANE.run_now(f"race/{secrets.token_hex(8)}", lambda report: _timed_race(lengths), "race")
+
+
+def _reference(length: int) -> tuple[str, Callable]:
+    T = race_lesson.check_lengths([length])[0]
+    memo = ("race-reference", T, str(best_device()))
+    return "/".join(map(str, memo)), lambda report: once(memo, lambda: on_gpu(duration=60)(race_lesson.reference)(T))
 
 
 def race_reference(length: int) -> dict:
-    """The speed-up at one length over repeated races on the serving device (run once per server, then shared):
-    speedups, lo and hi, the range a guess of 3-2 is scored against."""
-    T = race_lesson.check_lengths([length])[0]
-    return once(("race-reference", T, str(best_device())), lambda: on_gpu(duration=60)(race_lesson.reference)(T))
+    """The speed-up at one length over repeated races on the serving device (run once per server, in the lane, then
+    shared): speedups, lo and hi, the range a guess of 3-2 is scored against."""
+    return LANE.run_now(*_reference(length), "race", level="3-2")
 
 
-def heads_experiment(progress: Callable[[float, str], object] | None = None) -> dict:
-    """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal
-    parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. The seed is fixed,
-    so the result is trained once per server and shared (a later caller waits for it, not for a run of its own; only
-    the first one asks for a GPU)."""
+def race_reference_run(length: int) -> Run:
+    """The reference races for one length in the lane (the run already known, if any)."""
+    return LANE.submit(*_reference(length), "race", level="3-2")
+
+
+def race_run(lengths: list[int], guess_at: int) -> Run:
+    """3-2's race for one press of its button, in the lane: the race timed now, and the reference range."""
+    lengths, T = race_lesson.check_lengths(lengths), race_lesson.check_lengths([guess_at])[0]
+    return LANE.submit(f"race/{secrets.token_hex(8)}", lambda report: {"result": _timed_race(lengths),
+                       "reference": race_reference(T)}, "race", level="3-2")  # fmt: skip
+
+
+def _heads(seed: int) -> tuple[str, Callable]:
+    ex = dataclasses.replace(EXPERIMENT, seed=growing_lesson.check_seed(seed))
+    memo = ("heads", ex, str(best_device()))
     train = on_gpu(duration=120)(heads_lesson.run)
-    return once(("heads", EXPERIMENT, str(best_device())), lambda: train(EXPERIMENT, progress=progress))
+    return f"heads/{ex!r}/{memo[2]}", lambda report: once(memo, lambda: train(ex, progress=report))
+
+
+def heads_run(seed: int = 0) -> Run:
+    """3-4's five models for this seed in the lane: the run already known for it (queued, training or done), else a
+    new one. Only a new seed trains again: seed 0 is trained once per server and shared."""
+    return LANE.submit(*_heads(seed), "train", level="3-4", seed=growing_lesson.check_seed(seed))
+
+
+def heads_experiment(seed: int = 0) -> dict:
+    """Train small models with h = 1, 2, 4, 8, 16 at one d_model on a task of six relations at once: their equal
+    parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. A seed gives one
+    result, so it is trained once per server, in the lane, and shared (a later caller waits for that run, not for a
+    run of its own; only the first one asks for a GPU)."""
+    return LANE.run_now(*_heads(seed), "train", level="3-4", seed=growing_lesson.check_seed(seed))
 
 
 def facts() -> dict:
@@ -292,20 +330,40 @@ def tower() -> dict:
     return tower_lesson.tower()
 
 
+def _grow(steps: int | None, seed: int, progress: Callable[..., object] | None = None) -> tuple[str, Callable]:
+    steps = growing_lesson.check_steps(GROW_STEPS if steps is None else steps)
+    seed = growing_lesson.check_seed(seed)
+
+    def compute(report: Callable[..., object]) -> dict:
+        both = report if progress is None else lambda *a: (report(*a), progress(*a[:2]))
+        return growing_lesson.grow(steps, seed, both)
+
+    return f"grow/steps={steps}/seed={seed}/{best_device()}", compute
+
+
+def grow_run(steps: int | None = None, seed: int = 0) -> Run:
+    """4-3's eight heads trained for (steps, seed) in the lane: the run already known for them, else a new one
+    (seed 0 at the app's steps is trained once per server; 4-4 prunes that very model)."""
+    return LANE.submit(*_grow(steps, seed), "train", level="4-3", seed=growing_lesson.check_seed(seed))
+
+
 def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], object] | None = None) -> dict:
     """Eight heads trained live from random weights on six relations (steps 30…3000): loss and specialisation
-    curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation."""
-    return growing_lesson.grow(steps, seed, progress)
+    curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation.
+    Trained once per server for (steps, seed), in the lane."""
+    return LANE.run_now(*_grow(steps, seed, progress), "train", level="4-3", seed=growing_lesson.check_seed(seed))
 
 
 def prune(active: list[int], seed: int = 0) -> dict:
     """4-3's trained model (that seed) with heads switched on (1) and off (0): its accuracy and the full accuracy."""
+    grow(PRUNED_STEPS, seed)  # the model it prunes, trained in the lane if it is not yet
     return pruning_lesson.prune(active, growing_lesson.check_seed(seed))
 
 
 def prune_best(seed: int = 0) -> dict:
     """The pruning answer: the most heads off at ≥ 90 % of full accuracy over all 2⁸ subsets, and the most alike
     pair of heads."""
+    grow(PRUNED_STEPS, seed)
     return pruning_lesson.best_pruning(growing_lesson.check_seed(seed))
 
 

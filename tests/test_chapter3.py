@@ -15,6 +15,7 @@ from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import Experiment, run
 from dragon.levels import LevelError, get_level, load_chapter, load_levels
 from dragon.shared import once
+from tests.lane import answered
 from ui import chapter3, facts_quiz, fusion_room, handlers, lab, rooms
 from ui.text import t
 
@@ -57,16 +58,8 @@ def short_result() -> dict:
 
 @pytest.fixture
 def short_experiment(monkeypatch: pytest.MonkeyPatch, short_result: dict) -> dict:
-    """The 3-4 lab trains the short experiment's result (computed once for this module), reporting progress."""
-
-    def fake(progress=None) -> dict:
-        for f in (0.5, 1.0):
-            if progress is not None:
-                progress(f, "h = 4")
-        return short_result
-
+    """The 3-4 lab trains the short experiment (its result computed once for this module)."""
     monkeypatch.setattr(api, "EXPERIMENT", SHORT)
-    monkeypatch.setattr(api, "heads_experiment", fake)
     return short_result
 
 
@@ -219,8 +212,7 @@ def test_race_scores_the_guess_against_the_range_of_repeated_races_then_the_read
     for bad in ("", "abc", "0", "-3", "1e9", "nan", None):
         out = rooms.answer("race", state, saved, {"guess": bad})
         assert set(out) == {"lab"} and "nothing was changed" in out["lab"]["body"]
-    seen = []
-    out = rooms.answer("race", state, saved, {"guess": "2,5"}, lambda f, desc: seen.append(desc))
+    out = answered("race", state, saved, {"guess": "2,5"})
     lab = out["session"]["lab"]
     r, ref = lab["result"], lab["reference"]
     assert ref["runs"] == race_lesson.REFERENCE_RUNS == len(ref["speedups"]) and ref["lo"] <= ref["hi"]
@@ -228,7 +220,6 @@ def test_race_scores_the_guess_against_the_range_of_repeated_races_then_the_read
     assert lab["guess"] == 2.5 and (lab["factor"], lab["guessed"]) == game.guess_stars(2.5, ref["lo"], ref["hi"])
     assert "stars" not in lab and "3-2" not in game.load(out["saved"]).progress["stars"]  # not yet: read first
     body = out["lab"]["body"]
-    assert seen and "CPU" in seen[0]
     measured = r["speedup"][r["lengths"].index(get_level("3-2").guess_at)]
     assert r["flops_loop"] == r["flops_batched"] and body.count(">equal<") == len(r["lengths"])
     assert f"×{measured:.2f}" in body and "CPU (" in body and "svg" in body and "sequence length T" in body
@@ -246,7 +237,7 @@ def test_race_scores_the_guess_against_the_range_of_repeated_races_then_the_read
 
 def test_believing_the_lesson_still_passes_the_race() -> None:
     """Guessing the lesson's ×8 is far from this machine's range, yet reading the table right passes the level."""
-    out = rooms.answer("race", session("3-2"), fresh(), {"guess": "8"})
+    out = answered("race", session("3-2"), fresh(), {"guess": "8"})
     read = rooms.answer("check", out["session"], out["saved"], {"work": "same"})
     assert read["session"]["lab"]["stars"] >= 1 and "Little T" in read["lab"]["body"] and "×8" in read["lab"]["body"]
 
@@ -342,14 +333,14 @@ def test_heads_ranking_is_scored_against_the_run_then_the_reading_passes(short_e
     for bad in ({}, {f"r{i}": "1" for i in range(5)}, {"r0": "16", "r1": "8", "r2": "4", "r3": "2", "r4": "32"}):
         out = rooms.answer("train", state, saved, bad)
         assert set(out) == {"lab"} and "nothing was changed" in out["lab"]["body"]
-    seen = []
     ranking = [16, 8, 4, 2, 1]
     answers = {f"r{i}": str(h) for i, h in enumerate(ranking)}
-    out = rooms.answer("train", state, saved, answers, lambda f, desc: seen.append(f))
+    out = answered("train", state, saved, answers)
     lab_ = out["session"]["lab"]
     accuracy = dict(zip(short_experiment["heads"], short_experiment["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
-    assert seen == [0.5, 1.0] and lab_["pairs"] == list(pairs) and "stars" not in lab_ and lab_["cap"] == 3
+    assert lab_["result"] == short_experiment and lab_["pairs"] == list(pairs)
+    assert "stars" not in lab_ and lab_["cap"] == 3
     assert "3-4" not in game.load(out["saved"]).progress["stars"]  # not yet: read the bars first
     body = out["lab"]["body"]
     assert "training step" in body and "all equal" in body and "Quiz" in body and 'data-answer="read"' in body
@@ -368,13 +359,13 @@ def test_heads_ranking_is_scored_against_the_run_then_the_reading_passes(short_e
 
 def test_believing_the_lesson_still_passes_the_heads(short_experiment) -> None:
     """Ranking the lesson's eight heads first and one head second is far off, yet reading the bars right passes."""
-    out = rooms.answer("train", session("3-4"), fresh(), ranked([8, 1, 16, 4, 2]))
+    out = answered("train", session("3-4"), fresh(), ranked([8, 1, 16, 4, 2]))
     read = rooms.answer("check", out["session"], out["saved"], lowest_read(short_experiment))
     assert read["session"]["lab"]["stars"] >= 1
 
 
 def test_facts_quiz_checks_answers_and_fact_checks_the_lesson(short_experiment) -> None:
-    out = rooms.answer("train", session("3-4", "zh"), fresh(), ranked([16, 8, 4, 2, 1]))
+    out = answered("train", session("3-4", "zh"), fresh(), ranked([16, 8, 4, 2, 1]))
     state, saved = out["session"], out["saved"]
     answers = {"q:gpt3-total-heads": "1152", "q:bert-base-total-heads": "144", "q:mha-params-768": "很多"}
     quiz = rooms.answer("quiz", state, saved, answers)
@@ -404,7 +395,7 @@ def test_english_labs_have_no_chinese_and_text_is_escaped(short_experiment) -> N
     done = {
         "3-1": rooms.answer("check", session("3-1"), fresh(), right_answer("en", 0)),
         "3-3": rooms.answer("predict", session("3-3"), fresh(), fusion_right("en")),
-        "3-4": rooms.answer("train", session("3-4"), fresh(), ranked([1, 2, 4, 8, 16])),
+        "3-4": answered("train", session("3-4"), fresh(), ranked([1, 2, 4, 8, 16])),
     }
     for level_id, read in (("3-3", fusion_read("en")), ("3-4", lowest_read(short_experiment))):  # and after the reading
         done[f"{level_id} read"] = rooms.answer("check", done[level_id]["session"], done[level_id]["saved"], read)
@@ -478,7 +469,7 @@ def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytes
 
 
 def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experiment) -> None:
-    out = rooms.answer("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
+    out = answered("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
     assert all(api.facts_quiz(q, 0)["answer"] < facts_quiz.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
     bad = {"q:gpt3-total-heads": "-1", "q:bert-base-total-heads": "1e9"}
     quiz = rooms.answer("quiz", out["session"], out["saved"], bad)
@@ -492,7 +483,7 @@ def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experimen
 
 
 def test_the_papers_bleu_line_waits_for_the_bleu_question(short_experiment) -> None:
-    out = rooms.answer("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
+    out = answered("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
     body = out["lab"]["body"]
     one_head = next(r for r in api.facts()["vaswani"]["rows"] if r["h"] == 1)
     line = f"h = 1: {one_head['bleu']:.1f} BLEU"

@@ -154,7 +154,7 @@ def test_fusion_block_output_is_the_engines() -> None:
 def short_run() -> tuple[dict, list[float]]:
     seen: list[float] = []
     threads = torch.get_num_threads()
-    result = run(Experiment(steps=150, curve_points=15), progress=lambda f, _: seen.append(f))
+    result = run(Experiment(steps=150, curve_points=15), progress=lambda f, *_: seen.append(f))
     assert torch.get_num_threads() == threads  # the one-thread training gives the threads back
     return result, seen
 

@@ -169,7 +169,7 @@ def test_tower_figures_are_finite_shares(loaded) -> None:
 def short_growth() -> tuple[dict, list[float]]:
     seen: list[float] = []
     threads = torch.get_num_threads()
-    result = api.grow(300, 0, progress=lambda f, _: seen.append(f))
+    result = api.grow(300, 0, progress=lambda f, *_: seen.append(f))
     assert torch.get_num_threads() == threads
     return result, seen
 

@@ -23,11 +23,11 @@ from dragon.lessons.heads_experiment import curves_frame
 from dragon.lessons.race import REFERENCE_RUNS, flops, race_frame
 from dragon.levels import Level
 
-from . import facts_quiz, fusion_room, lab
+from . import facts_quiz, fusion_room, lab, waits
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .formula import formula_html, key_labels
-from .lab import Attempt, Outcome, Progress
+from .lab import Attempt, Outcome
 from .text import NUMERALS, head_name, t
 
 GUESS_RANGE = (0.1, 1000.0)
@@ -209,8 +209,8 @@ def race_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     guess = format(attempt["guess"], "g") if "guess" in attempt else ""
     ask = lab.number_field("guess", t("r_guess", lang, t=level.guess_at), guess, *GUESS_RANGE, unit="×", cls="guess")
     ran = "result" in attempt
-    result = note + (race_result_html(level, lang, progress, attempt) if ran else "")
-    go = "" if ran else lab.button("race", t("r_go", lang))
+    result = note + (race_result_html(level, lang, progress, attempt) if ran else waits.box_of(attempt, lang, "race"))
+    go = "" if ran or "waiting" in attempt else lab.button("race", t("r_go", lang))
     return lab.room(
         "race", lab.note(setup, "setup"),
         lab.checking(level, lang, progress, attempt, check=ask + go, result=result, rule_line=rule_html(level, lang)),
@@ -226,17 +226,20 @@ def parse_guess(value) -> float | None:
     return g if math.isfinite(g) and GUESS_RANGE[0] <= g <= GUESS_RANGE[1] else None
 
 
-def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome | None:
-    """The player's guess of the speed-up, then the race, timed now on the serving device, and the score."""
+def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The player's guess of the speed-up, then the race, timed now on the serving device in the server's lane (the
+    wait box meanwhile; the page asks again when it is done), and the score."""
     if "result" in attempt:
         return None  # one race an attempt
-    guess = parse_guess(data.get("guess"))
+    guess = attempt.get("guess") if "waiting" in attempt else parse_guess(data.get("guess"))
     if guess is None:
         return progress, attempt, lab.refusal(t("r_bad", lang, lo=f"{GUESS_RANGE[0]:g}", hi=f"{GUESS_RANGE[1]:g}"))
-    if bar is not None:
-        bar(0.1, desc=t("r_running", lang, device=lab.device_label(str(best_device()), lang)))
-    result = api.race(list(level.lengths))
-    ref = api.race_reference(level.guess_at)  # the range of repeated races: the same guess, the same stars
+    run, refused = waits.follow(attempt, lambda: api.race_run(list(level.lengths), level.guess_at), lang)
+    if run is None:
+        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    if not waits.settled(run):
+        return progress, {**attempt, "guess": guess, "waiting": run.id}, ""
+    result, ref = run.result["result"], run.result["reference"]  # the range of repeated races: the same guess, the same stars
     factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
     progress, cap = lab.answers_shown(progress, level.id)  # the range is on screen now
     return progress, {"level": level.id, "guess": guess, "factor": factor, "guessed": guessed, "result": result,
@@ -283,17 +286,21 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         f"</tbody></table></div>"
         f'<p class="formula-line">{esc(t("h_formula", lang, d=ex.d_model, n=lab.thousands(formula), eq=equal))}</p>'
     )
-    done = "result" in attempt
+    done, waiting = "result" in attempt, "waiting" in attempt
     ranking = attempt.get("ranking") or [None] * len(heads)
     choices = [(str(h), f"h = {h}") for h in heads]
-    places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang, locked=done)
+    places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang,
+                         locked=done or waiting)
               for i, r in enumerate(ranking)]  # fmt: skip
-    go = "" if done else lab.button("train", t("h_go", lang))
-    result = note + (heads_result_html(level, lang, progress, attempt) if done else "")
+    seed = lab.number_field("seed", t("w_seed_label", lang), str(attempt.get("seed", 0)), 0, 2**31 - 1, cls="seed",
+                            step=1, locked=done or waiting)  # fmt: skip
+    go = "" if done or waiting else lab.button("train", t("h_go", lang))
+    result = note + (heads_result_html(level, lang, progress, attempt) if done else waits.box_of(attempt, lang, "train"))
     quiz = facts_quiz.quiz_html(level, lang, attempt) if done or progress["stars"].get(level.id, 0) else ""
     return lab.room(
         "heads", lab.note(setup, "setup"), params, lab.question(t("h_rank_q", lang)), lab.in_order("places", places),
-        lab.checking(level, lang, progress, attempt, check=go, result=result, rule_line=rule_html(level, lang)), quiz,
+        lab.checking(level, lang, progress, attempt, check=seed + go, result=result, rule_line=rule_html(level, lang)),
+        quiz,
     )  # fmt: skip
 
 
@@ -339,6 +346,7 @@ def heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt)
         curves_frame(r), "step", "loss", "heads", title=t("h_chart", lang, device=device, s=f"{r['seconds']:.1f}"),
         x_label=t("h_x", lang), y_label=t("h_y", lang), colours=colours, tip="{series}: {x} → {y}",
     )  # fmt: skip
+    chart = waits.replayed_chart(chart, r, lang, attempt.get("replayed", False))
     place = {h: i + 1 for i, h in enumerate(attempt["ranking"])}
     acc = bars_html(
         [(f"h = {h} · {t('h_your_rank', lang, r=place[h])}", a, colours[f"h = {h}"])
@@ -367,25 +375,31 @@ def parse_ranking(data: dict, heads: list[int]) -> list[int] | None:
     return ranking if sorted(ranking) == sorted(heads) else None
 
 
-def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome | None:
-    """The player's ranking, then the five models trained now (a progress bar while they train), its pairs scored;
+def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The player's ranking, then the five models for the seed asked (0: the run this server recorded, shown to
+    everyone at once; another seed trains afresh in the server's lane, the wait box meanwhile), its pairs scored;
     the accuracies are shown now, so this try keeps what it could earn and another try earns at most ★."""
     if "result" in attempt:
         return None
     heads = list(api.EXPERIMENT.heads)
-    ranking = parse_ranking(data, heads)
+    ranking = attempt.get("ranking") if "waiting" in attempt else parse_ranking(data, heads)
     if ranking is None:
         return progress, attempt, lab.refusal(t("h_bad", lang))
-
-    def report(fraction: float, what: str) -> None:
-        if bar is not None:
-            bar(fraction, desc=t("h_running", lang, h=what.removeprefix("h = ")))
-
-    result = api.heads_experiment(progress=report)
+    seed = attempt.get("seed") if "waiting" in attempt else waits.parse_seed(data.get("seed"))
+    if seed is None:
+        return progress, attempt, lab.refusal(t("w_seed_bad", lang))
+    run, refused = waits.follow(attempt, lambda: api.heads_run(seed), lang)
+    if run is None:
+        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
+    if not waits.settled(run):
+        return progress, {**attempt, "ranking": ranking, "seed": seed, "waiting": run.id}, ""
+    result = run.result
     accuracy = dict(zip(result["heads"], result["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
     progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {"level": level.id, "ranking": ranking, "result": result, "pairs": list(pairs), "cap": cap}, ""
+    return progress, {"level": level.id, "ranking": ranking, "seed": seed, "result": result, "pairs": list(pairs),
+                      "cap": cap, "replayed": replayed}, ""  # fmt: skip
 
 
 def read_heads(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

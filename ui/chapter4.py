@@ -2,7 +2,8 @@
 
 The player predicts or picks first; the real computation (dragon.api) runs then and scores it. What the page says
 about a number is a finding (each lesson's FINDINGS, chosen by ui/findings_text.py on its measured values). The real model (4-1, 4-2) and 4-3's trained model
-(4-4) are loaded the first time their level opens: the panel says so and asks for them ('warm', with progress).
+(4-4) are loaded at start, or the first time their level opens: the panel says so and asks for them ('warm', in the server's
+lane, ui/waits.py showing the wait).
 Every room is built from ui/lab.py's blocks and listed in ui/rooms.py."""
 
 import random
@@ -19,13 +20,13 @@ from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels import Level
 
-from . import lab, own_sentence_box
+from . import lab, own_sentence_box, waits
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .findings_text import back, grow_fill, prune_fill, said, tower_fill
 from .heads_grid import heads_grid
 from .heatmap import legend, png_data_uri, row_alt
-from .lab import Attempt, Outcome, Progress
+from .lab import Attempt, Outcome
 from .tensors import row_bars, words_key
 from .text import t
 
@@ -255,9 +256,13 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
               steps=api.GROW_STEPS, length=g.ex.length, device=lab.device_label(str(dev), lang, g.ex.cpu_threads if dev.type == "cpu" else None))  # fmt: skip
     run = attempt.get("run")
     if run is None:
-        go = lab.button("grow", t("g_go", lang))
+        waiting = "waiting" in attempt
+        seed = lab.number_field("seed", t("w_seed_label", lang), str(attempt.get("seed", SEED)), 0, 2**31 - 1,
+                                cls="seed", step=1, locked=waiting)  # fmt: skip
+        go = "" if waiting else lab.button("grow", t("g_go", lang))
+        result = note + waits.box_of(attempt, lang, "grow")
         return lab.room("grow", lab.note(setup, "setup"), lab.checking(
-            level, lang, progress, attempt, check=go, result=note, rule_line=lab.points_rule(lang, len(growing_lesson.STAGES))))  # fmt: skip
+            level, lang, progress, attempt, check=seed + go, result=result, rule_line=lab.points_rule(lang, len(growing_lesson.STAGES))))  # fmt: skip
     snaps = growing_lesson.stage_snapshots(run)
     order = attempt["order"]
     given = attempt.get("labels", {})
@@ -271,8 +276,9 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
         result += lab.verdict(t("g_result", lang, p=attempt["points"], n=len(snaps)))
         result += lab.end(level, lang, progress, int(attempt["stars"])) + grow_charts(run, lang)
     label = "" if revealed else lab.button("stages", t("check", lang))
+    record = lab.note(waits.record_line(run, lang, attempt.get("replayed", False)), "run-record")
     return lab.room(
-        "grow", lab.note(setup, "setup"), lab.note(done), lab.question(ask),
+        "grow", lab.note(setup, "setup"), lab.note(done), record, lab.question(ask),
         lab.points_rule(lang, len(snaps)), f'<div class="snaps">{cards}</div>{legend(lang)}',
         lab.checking(level, lang, progress, attempt, check=label, result=result),
     )  # fmt: skip
@@ -298,18 +304,22 @@ def grow_charts(run: dict, lang: str) -> str:
     return f'{lab.note(stages)}{lab.note(rule)}<div class="grow-charts">{a}{b}</div>' + lab.lines(found, "lines findings")
 
 
-def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome | None:
-    """Train now (Gradio's progress bar while it runs), then show the shuffled stage snapshots to label."""
+def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """Train for the seed asked (SEED: the run this server recorded, shown to everyone at once; another seed trains
+    afresh in the server's lane, the wait box meanwhile), then show the shuffled stage snapshots to label."""
     if "run" in attempt:
         return None
-
-    def report(fraction: float, what: str) -> None:
-        if bar is not None:
-            bar(fraction, desc=t("g_running", lang, what=what))
-
-    run = api.grow(api.GROW_STEPS, SEED, progress=report)
-    n = len(growing_lesson.stage_snapshots(run))
-    return progress, {"level": level.id, "run": run, "order": shuffled(n)}, ""
+    seed = attempt.get("seed") if "waiting" in attempt else waits.parse_seed(data.get("seed"))
+    if seed is None:
+        return progress, attempt, lab.refusal(t("w_seed_bad", lang))
+    run, refused = waits.follow(attempt, lambda: api.grow_run(api.GROW_STEPS, seed), lang)
+    if run is None:
+        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
+    if not waits.settled(run):
+        return progress, {**attempt, "seed": seed, "waiting": run.id}, ""
+    n = len(growing_lesson.stage_snapshots(run.result))
+    return progress, {"level": level.id, "seed": seed, "run": run.result, "order": shuffled(n), "replayed": replayed}, ""
 
 
 def label_stages(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:

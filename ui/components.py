@@ -129,12 +129,14 @@ def quiz() -> gr.HTML:
     )
 
 
-def lab(events: list[str]) -> gr.HTML:
+def lab(events: list[str], wait: Callable) -> gr.HTML:
     """The lab levels' panel (chapters 3–5): the room on screen (ui/rooms.py) draws it and answers its buttons.
-    `events`: every event its buttons may send (Gradio registers a custom event it finds named in the script)."""
+    `events`: every event its buttons may send (Gradio registers a custom event it finds named in the script);
+    `wait`: the server function the panel asks about a run on its way in the server's lane."""
     names = ", ".join(f"'{e}'" for e in events)
     js = f"const EVENTS = [{names}];\n" + script("lab.js")
-    return gr.HTML(html_template=LAB_TEMPLATE, js_on_load=js, elem_id="lab", apply_default_css=False, **LAB_PROPS)
+    return gr.HTML(html_template=LAB_TEMPLATE, js_on_load=js, elem_id="lab", server_functions=[wait],
+                   apply_default_css=False, **LAB_PROPS)  # fmt: skip
 
 
 def maps() -> gr.HTML:

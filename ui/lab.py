@@ -24,7 +24,6 @@ from .session import State, level_after
 from .text import t
 
 Attempt = dict  # {"level": id, …}: what the player did on this level (the rounds answered, the run, the answers)
-Progress = Callable[..., object] | None  # gr.Progress, or None outside the app
 Panel = Callable[[Level, str, dict, Attempt, str], str]
 Outcome = tuple[dict, Attempt, str]  # (progress, attempt, note): what an action leaves
 HIDDEN = {"body": "", "kind": ""}  # the lab component when the level on screen is not a lab
@@ -32,13 +31,11 @@ HIDDEN = {"body": "", "kind": ""}  # the lab component when the level on screen 
 
 @dataclass(frozen=True)
 class Action:
-    """What one button of a room does. `progress`: it takes a gr.Progress (Gradio draws its bar on the panel while
-    it runs); `timed`: it times or trains, so it runs one at a time (a run beside another would slow both clocks);
-    `scored`: it can change the player's progress (an unscored one, a quiz or a try-your-own, leaves it alone)."""
+    """What one button of a room does. `scored`: it can change the player's progress (an unscored one, a quiz or a
+    try-your-own, leaves it alone). An action that times or trains hands its run to the server's lane
+    (dragon/runs.py) and answers at once: the page shows the wait (ui/waits.py) and asks again."""
 
     fn: Callable[..., Outcome | None]
-    progress: bool = False
-    timed: bool = False
     scored: bool = True
 
 
@@ -247,12 +244,14 @@ def text_field(name: str, label: str, value: str, max_length: int, wide: bool = 
     )
 
 
-def number_field(name: str, label: str, value: str, lo: float, hi: float, unit: str = "", cls: str = "") -> str:
-    """A labelled number box with its unit after it (3-2's "… ×")."""
+def number_field(name: str, label: str, value: str, lo: float, hi: float, unit: str = "", cls: str = "",
+                 step: float = 0.1, locked: bool = False) -> str:
+    """A labelled number box with its unit after it (3-2's "… ×"); `locked`: shown, no longer changeable."""
+    mode = "decimal" if step != int(step) else "numeric"
     return (
         f'<label class="ask{" " + cls if cls else ""}"><span>{esc(label)}</span><span class="times">'
-        f'<input type="number" min="{lo:g}" max="{hi:g}" step="0.1" inputmode="decimal" data-answer="{esc(name)}" '
-        f'value="{esc(value)}">{" " + esc(unit) if unit else ""}</span></label>'
+        f'<input type="number" min="{lo:g}" max="{hi:g}" step="{step:g}" inputmode="{mode}" data-answer="{esc(name)}" '
+        f'value="{esc(value)}"{" disabled" if locked else ""}>{" " + esc(unit) if unit else ""}</span></label>'
     )
 
 
@@ -329,6 +328,15 @@ def end(level: Level, lang: str, progress: dict, earned: int) -> str:
         f'<div class="lab-end {"won" if earned else "lost"}" data-stars="{earned}">'
         f'<span class="result-stars">{star_text(earned)}</span> '
         f"<b>{esc(head)}</b>{buttons(way_on)}</div>{why_html(level, lang)}"
+    )
+
+
+def waiting(run_id: str, then: str, lang: str, poll_ms: int, body: str) -> str:
+    """The block that stands for a run on its way in the server's lane (ui/waits.py draws `body`): the page asks
+    about run_id every poll_ms and, once it is done, sends the event `then` again."""
+    return (
+        f'<div class="wait-box" role="status" aria-live="polite" data-wait="{esc(run_id)}" data-then="{esc(then)}" '
+        f'data-lang="{esc(lang)}" data-poll="{poll_ms}">{body}</div>'
     )
 
 

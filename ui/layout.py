@@ -5,6 +5,7 @@ import gradio as gr
 from . import components, rooms
 from .play import live
 from .text import i18n_key
+from .waits import wait
 
 
 def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
@@ -16,7 +17,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
     c["panel"] = components.panel(live)
     c["sandbox"] = components.sandbox()  # under the sliders: each head's words, the real model, make a level
     c["quiz"] = components.quiz()
-    c["lab"] = components.lab([*rooms.EVENTS, "next"])  # "next": the next level, a page event
+    c["lab"] = components.lab([*rooms.EVENTS, "next"], wait)  # "next": the next level, a page event
     c["maps"] = components.maps()
     c["teacher"] = components.teacher()
     c["codes"] = components.codes()

@@ -7,12 +7,13 @@ with the answers on the panel), and each event is answered by the action of that
 import time
 from collections.abc import Callable
 
-from dragon import game
+from dragon import api, game
 from dragon.levels import Level, all_levels, get_level
+from dragon.runs import LANE, LaneFullError, Run
 
-from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box
+from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box, waits
 from .draw import esc
-from .lab import Action, Attempt, Outcome, Progress, Room
+from .lab import Action, Attempt, Outcome, Room
 from .session import EventData, Saved, State, carried, session_of
 from .text import t
 from .top import progress_props
@@ -20,11 +21,11 @@ from .top import progress_props
 ROOMS: dict[str, Room] = {
     # chapter 3: predict, then the real computation
     "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
-    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race, progress=True, timed=True),
+    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race),
                                        "check": Action(chapter3.check_race)}),
     "fusion": Room(fusion_room.fusion_panel, {"predict": Action(fusion_room.predict_fusion),
                                               "check": Action(fusion_room.read_fusion)}),
-    "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train, progress=True, timed=True),
+    "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train),
                                          "check": Action(chapter3.read_heads),
                                          "quiz": Action(facts_quiz.check, scored=False)}),
     # chapter 4: the real pretrained model, and heads trained live
@@ -33,7 +34,7 @@ ROOMS: dict[str, Room] = {
                     needs=chapter4.CRYSTAL_NEEDS),
     "tower": Room(chapter4.tower_panel, {"predict": Action(chapter4.predict_tower), "check": Action(chapter4.read_tower)},
                   needs=chapter4.TOWER_NEEDS),
-    "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow, progress=True, timed=True),
+    "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow),
                                        "stages": Action(chapter4.label_stages)}),
     "prune": Room(chapter4.prune_panel, {"measure": Action(chapter4.measure), "submit": Action(chapter4.submit_pruning)},
                   needs=chapter4.PRUNE_NEEDS),
@@ -44,26 +45,41 @@ ROOMS: dict[str, Room] = {
 }  # fmt: skip
 
 
-def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, bar: Progress = None) -> Outcome:
-    """Load what the room needs (the real model, a trained model), with progress shown; why not, if it cannot be."""
+def need_run(level: Level) -> Run:
+    """The lane's run that loads what the level's room needs (the one already queued, loading or done, if any)."""
     needs = ROOMS[level.kind].needs
-    if needs is None:
+    return LANE.submit(f"load/{level.kind}", lambda report: needs.load(report), "load", level=level.id)
+
+
+def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
+    """Load what the room needs (the real model, a trained model) in the server's lane: the wait box while it loads
+    (the page asks again once it is done), why not if it cannot be, else nothing to say (the panel is drawn)."""
+    needs = ROOMS[level.kind].needs
+    if needs is None or needs.ready():
         return progress, attempt, ""
+    try:
+        run = need_run(level)
+    except LaneFullError:
+        return progress, attempt, lab.refusal(t("w_full", lang))
+    if not waits.settled(run):
+        return progress, attempt, waits.wait_box(run, lang, "warm")
+    if run.state == "failed":
+        return progress, attempt, lab.refusal(t("w_failed", lang, why=run.error[:200]))
+    return progress, attempt, lab.refusal(run.result) if run.result else ""
 
-    def report(fraction: float, what: str = "") -> None:
-        if bar is not None:
-            bar(fraction, desc=t(needs.message, lang))
 
-    report(0.0)
-    missing = needs.load(report)
-    if missing:
-        return progress, attempt, lab.refusal(missing)
-    report(1.0)
-    return progress, attempt, ""
+def warm_up() -> list[Run]:
+    """At start, in the lane (in the background): every computation a lab level shows that no player's input
+    changes — the models the rooms load, 3-2's reference races, 3-4's and 4-3's seeded runs (4-4 prunes 4-3's) —
+    so the class finds them done and nobody queues for them."""
+    labs = [lv for lv in all_levels().values() if lv.kind in ROOMS]
+    runs = [need_run(lv) for lv in labs if ROOMS[lv.kind].needs]
+    runs += [api.race_reference_run(lv.guess_at) for lv in labs if lv.kind == "race"]
+    return [*runs, api.heads_run(0), api.grow_run(api.GROW_STEPS, chapter4.SEED)]
 
 
 EVERY_ROOM = {"again": Action(lab.again)}
-WARM = Action(warm, progress=True, scored=False)
+WARM = Action(warm, scored=False)
 
 
 def actions(room: Room) -> dict[str, Action]:
@@ -71,18 +87,7 @@ def actions(room: Room) -> dict[str, Action]:
     return {**EVERY_ROOM, **room.actions, **({"warm": WARM} if room.needs else {})}
 
 
-def event_options() -> dict[str, Action]:
-    """Each event once, with how it runs (progress bar, one at a time); an event means the same in every room."""
-    out: dict[str, Action] = {}
-    for kind, room in ROOMS.items():
-        for name, action in actions(room).items():
-            seen = out.setdefault(name, action)
-            if (seen.progress, seen.timed) != (action.progress, action.timed):
-                raise ValueError(f"room {kind}: event {name!r} runs differently in another room")
-    return out
-
-
-EVENTS = event_options()
+EVENTS = list(dict.fromkeys(name for room in ROOMS.values() for name in actions(room)))  # every room's events, once
 
 
 # --- the lab panel and its events ---------------------------------------------------------------------------------
@@ -111,7 +116,7 @@ def context(state: State, saved: Saved) -> tuple[Level, str, dict, Attempt] | No
     return level, session["lang"], game.load(saved).progress, lab.attempt_of(state, level)
 
 
-def answer(event: str, state: State, saved: Saved, data: EventData = None, bar: Progress = None) -> dict:
+def answer(event: str, state: State, saved: Saved, data: EventData = None) -> dict:
     """A lab button pressed: the room's action of that name runs on the player's answers and the panel, the progress,
     the top and the session show what it left (an unscored action leaves the progress alone). A refusal changes
     nothing and is said beside the button."""
@@ -123,8 +128,7 @@ def answer(event: str, state: State, saved: Saved, data: EventData = None, bar: 
     if action is None:
         return {}  # not a button of this level
     data = data if isinstance(data, dict) else {}
-    outcome = action.fn(level, lang, progress, attempt, data, bar) if action.progress else action.fn(
-        level, lang, progress, attempt, data)  # fmt: skip
+    outcome = action.fn(level, lang, progress, attempt, data)
     if outcome is None:
         return {}  # nothing to do now (a run already done)
     after, attempt, note = outcome
@@ -142,10 +146,10 @@ def answer(event: str, state: State, saved: Saved, data: EventData = None, bar: 
 
 
 def handler(event: str) -> Callable[..., dict]:
-    """The Gradio handler of one lab event: (state, saved, data[, progress bar]) → the changed outputs."""
+    """The Gradio handler of one lab event: (state, saved, data) → the changed outputs."""
 
-    def run(state: State, saved: Saved, data: EventData = None, bar: Progress = None) -> dict:
-        return answer(event, state, saved, data, bar)
+    def run(state: State, saved: Saved, data: EventData = None) -> dict:
+        return answer(event, state, saved, data)
 
     run.__name__ = f"lab_{event}"
     return run

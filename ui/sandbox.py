@@ -179,9 +179,9 @@ def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dic
     return out
 
 
-def crystal_html(lang: str, reading: Reading, text: str, word: str, bar=None) -> str:
+def crystal_html(lang: str, reading: Reading, text: str, word: str) -> str:
     """One word's row in all 72 heads of the real model, as 4-1 draws it, and the head sending it furthest."""
-    r = api.crystal_ball(text, word, progress=bar)
+    r = api.crystal_ball(text, word)
     best = r["best"]
     row = r["attention"][best["layer"]][best["head"]]
     grid = (words_key(r["tokens"], best["position"], r["position"]) + strips_grid(r, lang, best_shown=True)
@@ -194,7 +194,7 @@ def crystal_html(lang: str, reading: Reading, text: str, word: str, bar=None) ->
     return form.replace("</div></div>", f'</div><p class="result">{esc(said)}</p>{help_line}{grid}</div>', 1)
 
 
-def pick_word(state: State, saved: Saved, data: EventData, bar=None) -> dict:
+def pick_word(state: State, saved: Saved, data: EventData) -> dict:
     """The 72-head view (event data {word}): the word's row in every head of the real model (English only)."""
     session = session_of(state)
     lang = session["lang"]
@@ -203,12 +203,8 @@ def pick_word(state: State, saved: Saved, data: EventData, bar=None) -> dict:
     if reading is None or reading.analysis.lang != "en" or word not in reading.tokens:
         return {}
 
-    def report(fraction: float, what: str) -> None:
-        if bar is not None:
-            bar(fraction, desc=what)
-
     try:
-        crystal = crystal_html(lang, reading, session["text"], word, report)
+        crystal = crystal_html(lang, reading, session["text"], word)
     except ValueError as err:
         crystal = crystal_form(lang, reading) + errors_html(str(err), [])
     body = body_html(lang, session["text"], session["tlang"], reading, crystal=crystal)

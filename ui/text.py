@@ -577,6 +577,33 @@ STRINGS.update({
     "snap_back": ("往前 {k} 个位置", "{k} back"),
 })  # fmt: skip
 
+# --- the server's lane: waits for a run, and where a shown run came from (ui/waits.py) ----------------------------
+STRINGS.update({
+    "w_3-2": ("赛跑（现在计时）", "The race, timed now"),
+    "w_3-4": ("训练 3-4 的五条龙{seed}", "Training 3-4's five dragons{seed}"),
+    "w_4-1": ("唤醒水晶球：从磁盘读入真实模型的 2270 万个权重", "Waking the crystal ball: reading the real model's 22.7 million weights"),
+    "w_4-2": ("在真实模型的六层上测量随书附带的句子", "Measuring the real model's six layers over the shipped sentences"),
+    "w_4-3": ("训练 4-3 的八个头{seed}", "Training 4-3's eight heads{seed}"),
+    "w_4-4": ("训练 4-3 的小龙，好让 4-4 给它剪枝", "Training 4-3's small dragon for 4-4 to prune"),
+    "w_race": ("赛跑", "A race"),
+    "w_load": ("读入模型", "Loading a model"),
+    "w_train": ("训练", "A training run"),
+    "w_seed": ("（种子 {seed}）", " (seed {seed})"),
+    "w_at_model": ("正在训练 h = {h}，已完成 {pct}", "now h = {h}, {pct} done"),
+    "w_at_step": ("第 {step} / {steps} 步，已完成 {pct}", "step {step} of {steps}, {pct} done"),
+    "w_ahead": ("服务器的队列里，你前面还有 {n} 个运行（一次只跑一个，谁的计时都不会被别人拖慢）。", "{n} runs ahead of yours in the server's queue (it runs one at a time, so no run slows another's clock)."),
+    "w_ahead1": ("服务器的队列里，你前面还有 1 个运行（一次只跑一个，谁的计时都不会被别人拖慢）。", "1 run ahead of yours in the server's queue (it runs one at a time, so no run slows another's clock)."),
+    "w_now": ("现在在跑：{what}。", "Running now: {what}."),
+    "w_curve": ("训练损失（边训练边画）", "Training loss, drawn as it trains"),
+    "w_failed": ("这次运行没有成功：{why}。请再试一次。", "This run failed: {why}. Please try again."),
+    "w_full": ("服务器的队列已经满了，请过一会儿再试。", "The server's queue is full; please try again in a moment."),
+    "w_replayed": ("这是本服务器在 {at}（UTC）用 {device} 训练的那一次（用时 {s} 秒）的记录回放：每个玩家看到的都是同一组数字。想看一次全新的训练，就换一个种子。", "Replayed from the run this server trained at {at} UTC on {device} (it took {s} s): every player sees these same numbers. For a fresh run, pick a new seed."),
+    "w_watched": ("这是刚刚在本服务器上训练的那一次：{at}（UTC），{device}，用时 {s} 秒。", "Trained just now on this server: {at} UTC, {device}, {s} s."),
+    "w_seed_label": ("种子（0 = 本服务器记录下的那一次；换一个数就重新训练）", "Seed (0 = the run this server recorded; another number trains afresh)"),
+    "w_seed_bad": ("种子要是 0 到 2147483647 之间的整数。", "The seed must be a whole number from 0 to 2147483647."),
+    "w_busy": ("请稍候……", "One moment…"),
+})  # fmt: skip
+
 NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
 

@@ -22,6 +22,48 @@ function showSetting() {
   element.querySelectorAll("[data-setting]").forEach((s) => { s.hidden = s.dataset.setting !== key; });
 }
 
+function answersOnPanel() {
+  const answers = {};
+  element.querySelectorAll("[data-answer]").forEach((el) => {
+    answers[el.dataset.answer] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
+  });
+  return answers;
+}
+
+// A run on its way in the server's lane (ui/waits.py): ask the server function `wait` about it every data-poll ms and
+// draw what it says (what runs, how far, the place in the queue, the live curve); once it is done, send the event
+// that asked for it again (data-then), which now finds the result. One poll at a time; a new panel starts afresh.
+let polling = null;
+function poll() {
+  const box = element.querySelector("[data-wait]");
+  if (!box || polling === box.dataset.wait) return;
+  const id = (polling = box.dataset.wait);
+  const tick = async () => {
+    let answer = null;
+    try {
+      answer = await server.wait({ run: id, lang: box.dataset.lang });
+    } catch (err) {
+      answer = null; // a dropped poll: ask again
+    }
+    const now = element.querySelector(`[data-wait="${id}"]`);
+    if (polling !== id) return;
+    if (!now) {
+      polling = null; // the panel moved on
+      return;
+    }
+    if (answer && answer.done) {
+      polling = null;
+      if (!EVENTS.includes(now.dataset.then)) return;
+      asked = now.dataset.then; // its answer comes into view, as after a click
+      trigger(now.dataset.then, answersOnPanel());
+      return;
+    }
+    if (answer && typeof answer.html === "string") now.innerHTML = answer.html;
+    setTimeout(tick, Number(now.dataset.poll) || 500);
+  };
+  setTimeout(tick, Number(box.dataset.poll) || 500);
+}
+
 element.addEventListener("click", (event) => {
   const sym = event.target.closest("button[data-sym]");
   if (sym) {
@@ -31,10 +73,7 @@ element.addEventListener("click", (event) => {
   }
   const button = event.target.closest("button[data-act]");
   if (!button || !EVENTS.includes(button.dataset.act)) return;
-  const answers = {};
-  element.querySelectorAll("[data-answer]").forEach((el) => {
-    answers[el.dataset.answer] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
-  });
+  const answers = answersOnPanel();
   if (button.dataset.pick) answers.pick = button.dataset.pick;
   if (["race", "train", "grow"].includes(button.dataset.act)) button.classList.add("running");
   if (button.dataset.act === "round" || button.dataset.act === "again") opened = null;
@@ -88,6 +127,7 @@ watch("ack", () => {
   element.querySelectorAll("button.running").forEach((b) => b.classList.remove("running"));
   settle();
   autoload();
+  poll();
   if (!asked) showQuestion();
   if (!asked) return;
   const target = asked === "quiz"
@@ -109,4 +149,5 @@ watch("ack", () => {
 
 settle();
 autoload();
+poll();
 showQuestion();

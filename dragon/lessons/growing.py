@@ -16,7 +16,7 @@ from ..gpu import on_gpu
 from ..shared import once
 from .heads_experiment import Experiment, Reader, loss_of, sample, threads
 
-Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is running); gr.Progress fits
+Progress = Callable[..., object]  # (fraction done in [0, 1], what is running[, a live-curve point {series, x, y}])
 
 # The lesson's four stages, by the heads' mean specialisation s (chance: 1 / length = 0.0625):
 RANDOM_BELOW = 0.125  # random: s < 2 × chance, every head looks everywhere alike
@@ -137,8 +137,9 @@ def _train(ex: Experiment, growth: Growth, device: torch.device, progress: Progr
             train_loss = float(torch.stack(losses).mean()) if losses else None
             points.append({"step": step, "train_loss": train_loss, **evaluate(model, *held_out)})
             losses = []
-            if progress is not None:
-                progress(step / ex.steps, f"step {step} of {ex.steps}")
+            if progress is not None:  # a point of the held-out loss curve: the live curve grows
+                progress(step / ex.steps, f"step {step} of {ex.steps}",
+                         {"series": "loss", "x": step, "y": round(points[-1]["loss"], 4)})
         if step == ex.steps:
             break
         ids, answers = (t.to(device) for t in sample(ex, ex.batch, g))
@@ -210,6 +211,7 @@ def results(ex: Experiment, growth: Growth, points: list[dict], device: torch.de
         },
         "device": str(device),
         "seconds": round(seconds, 3),
+        "computed_at": round(time.time()),  # when this server trained it (a shared run is replayed from this record)
     }
 
 

@@ -21,7 +21,7 @@ from .facts import mha_params
 if TYPE_CHECKING:
     import pandas as pd
 
-Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is running); gr.Progress fits
+Progress = Callable[..., object]  # (fraction done in [0, 1], what is running[, a live-curve point {series, x, y}])
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,11 @@ def loss_of(logits: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, -2), answers.flatten())
 
 
-def train_one(ex: Experiment, n_heads: int, device: torch.device, on_step: Callable[[int], None] | None = None) -> dict:
-    """Train one model from the seed; its loss curve, final held-out loss and accuracy (overall, per relation)."""
+def train_one(
+    ex: Experiment, n_heads: int, device: torch.device, on_step: Callable[[int, float | None], None] | None = None
+) -> dict:
+    """Train one model from the seed; its loss curve, final held-out loss and accuracy (overall, per relation).
+    on_step(step, loss) after each step: loss is the mean of the curve point that step completes, else None."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(ex.seed)  # the same initial embeddings and read-out for every h
         model = Reader(ex, n_heads)
@@ -99,7 +102,9 @@ def train_one(ex: Experiment, n_heads: int, device: torch.device, on_step: Calla
         schedule.step()
         losses.append(loss.detach())
         if on_step is not None:
-            on_step(step)
+            window = ex.steps // ex.curve_points
+            point = float(torch.stack(losses[-window:]).mean()) if (step + 1) % window == 0 else None
+            on_step(step, point)
     ids, answers = (t.to(device) for t in sample(ex, ex.eval_size, torch.Generator().manual_seed(ex.seed + 2)))
     with torch.no_grad():
         logits = model(ids)
@@ -145,9 +150,12 @@ def _run(ex: Experiment, device: torch.device, progress: Progress | None) -> dic
     results, seconds = [], []
     for i, h in enumerate(ex.heads):
 
-        def on_step(step: int, i: int = i, h: int = h) -> None:
-            if progress is not None and ((step + 1) % max(1, ex.steps // 20) == 0 or step + 1 == ex.steps):
-                progress((i * ex.steps + step + 1) / total, f"h = {h}")
+        def on_step(step: int, loss: float | None, i: int = i, h: int = h) -> None:
+            fraction = (i * ex.steps + step + 1) / total
+            if progress is not None and loss is not None:  # a point of the loss curve: the live curve grows
+                progress(fraction, f"h = {h}", {"series": f"h = {h}", "x": step + 1, "y": round(loss, 4)})
+            elif progress is not None and ((step + 1) % max(1, ex.steps // 20) == 0 or step + 1 == ex.steps):
+                progress(fraction, f"h = {h}")
 
         t0 = time.perf_counter()
         results.append(train_one(ex, h, device, on_step))
@@ -168,6 +176,7 @@ def _run(ex: Experiment, device: torch.device, progress: Progress | None) -> dic
         "device": str(device),
         "seconds_by_model": [round(s, 3) for s in seconds],
         "seconds": round(time.perf_counter() - started, 3),
+        "computed_at": round(time.time()),  # when this server trained it (a shared run is replayed from this record)
         "median_model_seconds": round(statistics.median(seconds), 3),
     }
 

@@ -1,0 +1,140 @@
+"""What a player sees while a run of the server's lane is on the way (dragon/runs.py): what runs, how far it is, the
+place in the queue and the live curve, in the language on screen; and the line that says where a shown run came from.
+
+The lab panel's script asks the server function `wait` about the run every POLL_MS until it is done, then sends the
+event that asked for it again, which now finds the result."""
+
+import time
+from collections.abc import Callable
+
+import pandas as pd
+
+from dragon.runs import LANE, LaneFullError, Run
+
+from .charts import line_chart
+from .draw import esc
+from .lab import device_label, note, refusal, waiting
+from .text import STRINGS, t
+
+POLL_MS = 500  # how often the page asks while a run is on the way
+INLINE_S = 0.4  # an action waits this long for its run before it answers with the wait box instead
+COLOURS = ("#6b4fbb", "#c2410c", "#2e9e4f", "#1f4e9c", "#b8860b")
+
+
+def doing(run: Run, lang: str) -> str:
+    """What the run does, in words: 'Training 3-4's five models (seed 7)'."""
+    name = f"w_{run.level}" if f"w_{run.level}" in STRINGS else f"w_{run.kind}"
+    seed = "" if run.seed in (None, 0) else t("w_seed", lang, seed=run.seed)
+    return t(name, lang, seed=seed)
+
+
+def how_far(run: Run, lang: str) -> str:
+    """The run's progress: the model or the step it is at, and the share done."""
+    pct = f"{100 * run.fraction:.0f} %"
+    if run.level == "3-4" and run.what.startswith("h = "):
+        return t("w_at_model", lang, h=run.what.removeprefix("h = "), pct=pct)
+    if run.level == "4-3" and run.what.startswith("step "):
+        step, _, total = run.what.removeprefix("step ").partition(" of ")
+        return t("w_at_step", lang, step=step, steps=total, pct=pct)
+    return pct
+
+
+def queue_line(run: Run, lang: str) -> str:
+    """The place in the queue, and what runs now (the lane runs one at a time: no run slows another's clock)."""
+    ahead = LANE.ahead(run)
+    now = LANE.running()
+    line = t("w_ahead1" if ahead == 1 else "w_ahead", lang, n=ahead)
+    if now is not None and now is not run:
+        line += " " + t("w_now", lang, what=doing(now, lang))
+    return line
+
+
+def live_curve(run: Run, lang: str) -> str:
+    """The loss curve so far (the points the training reported), one line per model."""
+    if len(run.points) < 2:
+        return ""
+    frame = pd.DataFrame(run.points)
+    series = list(dict.fromkeys(frame["series"]))
+    colours = {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
+    names = {"loss": t("g_loss_name", lang)}
+    return line_chart(frame, "x", "y", "series", title=t("w_curve", lang), x_label=t("g_x", lang),
+                      y_label=t("h_y", lang), colours=colours, names=names)  # fmt: skip
+
+
+def wait_body(run: Run, lang: str) -> str:
+    """The inside of the wait box: the line, the bar and, while training, the live curve."""
+    if run.state == "failed":
+        return f'<p class="wait-line">{esc(t("w_failed", lang, why=run.error[:200]))}</p>'
+    if run.state == "queued":
+        line, bar = f"{doing(run, lang)} — {queue_line(run, lang)}", ""
+    else:
+        line = f"{doing(run, lang)}: {how_far(run, lang)}"
+        bar = f'<progress class="wait-bar" max="1" value="{run.fraction:.3f}" aria-hidden="true"></progress>'
+    return f'<p class="wait-line">{esc(line)}</p>{bar}{live_curve(run, lang)}'
+
+
+def wait_box(run: Run, lang: str, then: str) -> str:
+    """The block that stands for a run on its way: the page polls it by run id and sends `then` once it is done."""
+    return waiting(run.id, then, lang, POLL_MS, wait_body(run, lang))
+
+
+def wait(payload: dict | None) -> dict:
+    """The lab panel's server function: {run, lang} → {html, done} for the run on its way (done for an unknown id:
+    the event then says what happened)."""
+    payload = payload if isinstance(payload, dict) else {}
+    lang = payload.get("lang") if payload.get("lang") in ("zh", "en") else "zh"
+    run = LANE.by_id(payload.get("run"))
+    if run is None or run.done.is_set():
+        return {"done": True}
+    return {"done": False, "html": wait_body(run, lang)}
+
+
+def settled(run: Run) -> bool:
+    """Wait a moment for a run (most are done at once: known already, or short); whether it is done now."""
+    return LANE.wait(run, INLINE_S)
+
+
+def record_line(result: dict, lang: str, replayed: bool) -> str:
+    """Where a shown run came from: trained on this server at a time, on a device, in so many seconds; and whether
+    what is shown is that record replayed (the same numbers for everyone) or the run this player just watched."""
+    at = time.strftime("%H:%M", time.gmtime(result.get("computed_at", time.time())))
+    key = "w_replayed" if replayed else "w_watched"
+    device = device_label(str(result.get("device", "cpu")), lang, result.get("threads"))
+    return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}")
+
+
+def box_of(attempt: dict, lang: str, then: str) -> str:
+    """The wait box for the run the attempt waits for, if any (a forgotten run: nothing; the event starts afresh)."""
+    run = LANE.by_id(attempt.get("waiting"))
+    return wait_box(run, lang, then) if run is not None and "waiting" in attempt else ""
+
+
+def follow(attempt: dict, start: Callable[[], Run], lang: str) -> tuple[Run | None, str]:
+    """The run the attempt waits for, else a new one (start()); (None, why) when the lane refuses it or it failed."""
+    run = LANE.by_id(attempt.get("waiting"))
+    if run is None:
+        try:
+            run = start()
+        except LaneFullError:
+            return None, refusal(t("w_full", lang))
+    if run.state == "failed":
+        return None, refusal(t("w_failed", lang, why=run.error[:200]))
+    return run, ""
+
+
+def parse_seed(value: object) -> int | None:
+    """A seed typed in a box: a whole number in 0…2³¹ − 1 (empty: 0, the run this server recorded), else None."""
+    text = str(value if value is not None else "").strip()
+    if not text:
+        return 0
+    if not text.isascii() or not text.isdigit() or len(text) > 10:
+        return None
+    seed = int(text)
+    return seed if seed < 2**31 else None
+
+
+def replayed_chart(chart: str, result: dict, lang: str, replayed: bool) -> str:
+    """A run's curve chart with the line that says where it came from; a replayed run's lines are drawn again from
+    its record, left to right (the same curve every player sees), a watched one's stand as they came."""
+    cls = "run-chart replay" if replayed else "run-chart"
+    return f'<div class="{cls}">{note(record_line(result, lang, replayed), "run-record")}{chart}</div>'
