@@ -226,8 +226,8 @@ def fusion(text: str, lang: str = "auto") -> dict:
     return {"lang": reading.analysis.lang, "truncated": reading.analysis.truncated, "device": "cpu", **out}
 
 
-def _timed_race(lengths: list[int]) -> dict:
-    return on_gpu(duration=60)(race_lesson.race)(lengths)
+def _timed_race(lengths: list[int], report: Callable[..., object] | None = None) -> dict:
+    return on_gpu(duration=60)(race_lesson.race)(lengths, progress=report)
 
 
 def race(lengths: list[int] | None = None) -> dict:
@@ -258,7 +258,7 @@ def race_reference_run(length: int) -> Run:
 def race_run(lengths: list[int], guess_at: int) -> Run:
     """3-2's race for one press of its button, in the lane: the race timed now, and the reference range."""
     lengths, T = race_lesson.check_lengths(lengths), race_lesson.check_lengths([guess_at])[0]
-    return LANE.submit(f"race/{secrets.token_hex(8)}", lambda report: {"result": _timed_race(lengths),
+    return LANE.submit(f"race/{secrets.token_hex(8)}", lambda report: {"result": _timed_race(lengths, report),
                        "reference": race_reference(T)}, "race", level="3-2")  # fmt: skip
 
 

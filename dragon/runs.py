@@ -2,6 +2,7 @@
 races before loads before trainings, each with its progress, its place in the queue and its record (when, on which
 device, how long) for every player who asks, so nobody waits in a queue for an answer already known."""
 
+import atexit
 import itertools
 import logging
 import secrets
@@ -26,6 +27,10 @@ class LaneFullError(RuntimeError):
     """The lane holds MAX_QUEUED runs already."""
 
 
+class StoppedError(RuntimeError):
+    """The server is stopping: the run ends at its next report."""
+
+
 @dataclass(eq=False)
 class Run:
     """One computation in the lane: what it is, where it stands, and what it gave."""
@@ -48,9 +53,12 @@ class Run:
     result: Any = field(default=None, repr=False)
     error: str = ""
     done: threading.Event = field(default_factory=threading.Event, repr=False)
+    stop: bool = False  # set when the server stops: the next report ends the run
 
     def report(self, fraction: float, what: str = "", point: dict | None = None) -> None:
         """The computation's progress (called from the lane's thread)."""
+        if self.stop:
+            raise StoppedError("the server is stopping")
         self.fraction = min(1.0, max(self.fraction, float(fraction)))
         self.what = what
         if point is not None and len(self.points) < MAX_POINTS:
@@ -139,9 +147,23 @@ class Lane:
             raise RuntimeError(run.error)
         return run.result
 
+    def close(self, seconds: float = 30) -> None:
+        """The server stops: nothing more is started, the run under way ends at its next report (a thread left inside
+        torch while the interpreter shuts down aborts the process)."""
+        with self._cv:
+            for run in self._queue:
+                run.state, run.error = "failed", "the server is stopping"
+                run.done.set()
+            self._queue.clear()
+            running = self._running
+            if running is not None:
+                running.stop = True
+        if running is not None and not self.in_lane():
+            running.done.wait(seconds)
+
     def _forget(self) -> None:
         """Keep at most KEEP_DONE finished runs: the least recently asked for goes first."""
-        finished = [k for k, r in self._runs.items() if r.done.is_set()]
+        finished = [k for k, r in self._runs.items() if r.finished_at is not None]
         for key in finished[: max(0, len(finished) - KEEP_DONE)]:
             self._ids.pop(self._runs.pop(key).id, None)
 
@@ -170,3 +192,4 @@ class Lane:
 
 
 LANE = Lane()  # the server's one lane: every player's runs, and the server's own at start
+atexit.register(LANE.close)

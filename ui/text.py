@@ -591,6 +591,8 @@ STRINGS.update({
     "w_seed": ("（种子 {seed}）", " (seed {seed})"),
     "w_at_model": ("正在训练 h = {h}，已完成 {pct}", "now h = {h}, {pct} done"),
     "w_at_step": ("第 {step} / {steps} 步，已完成 {pct}", "step {step} of {steps}, {pct} done"),
+    "w_at_length": ("已经计时到 {what}，完成 {pct}", "timed up to {what}, {pct} done"),
+    "w_for": ("已经进行了 {s} 秒", "under way for {s} s"),
     "w_ahead": ("服务器的队列里，你前面还有 {n} 个运行（一次只跑一个，谁的计时都不会被别人拖慢）。", "{n} runs ahead of yours in the server's queue (it runs one at a time, so no run slows another's clock)."),
     "w_ahead1": ("服务器的队列里，你前面还有 1 个运行（一次只跑一个，谁的计时都不会被别人拖慢）。", "1 run ahead of yours in the server's queue (it runs one at a time, so no run slows another's clock)."),
     "w_now": ("现在在跑：{what}。", "Running now: {what}."),

@@ -36,7 +36,9 @@ def how_far(run: Run, lang: str) -> str:
     if run.level == "4-3" and run.what.startswith("step "):
         step, _, total = run.what.removeprefix("step ").partition(" of ")
         return t("w_at_step", lang, step=step, steps=total, pct=pct)
-    return pct
+    if run.what:  # a race: the length it has timed
+        return t("w_at_length", lang, what=run.what, pct=pct)
+    return t("w_for", lang, s=f"{time.time() - (run.started_at or time.time()):.0f}")
 
 
 def queue_line(run: Run, lang: str) -> str:

@@ -91,13 +91,15 @@ def race(
     device: torch.device | None = None,
     keep_maps: bool = False,
     seed: int = 0,
+    progress: Callable[..., object] | None = None,
 ) -> dict:
     """Time forward_sequential (a Python loop over heads) against forward (all heads batched) at each length.
 
     Both paths run the same kernels: without keep_maps, PyTorch's fused attention (the loop gets its input as
     (1, B, T, d), so each head's q, k, v are (1, B, T, d_head), the 4-D layout the fused kernel takes, as the
     batched (B, h, T, d_head) is); with keep_maps, the explicit softmax(QKᵀ/√d_head)V that the game shows.
-    Medians of interleaved repeats after a warm-up; the two outputs are compared at every length."""
+    Medians of interleaved repeats after a warm-up; the two outputs are compared at every length. progress(fraction,
+    "T = …") after each length."""
     T_list = check_lengths(list(lengths))
     device = device or best_device()
     d, h = config.d_model, config.n_heads
@@ -129,6 +131,8 @@ def race(
                 t_loop.append(timed(loop, device))
                 t_batched.append(timed(batched, device))
             rows.append((T, statistics.median(t_loop), statistics.median(t_batched), repeats, diff))
+            if progress is not None:
+                progress(len(rows) / len(T_list), f"T = {T}")
     return {
         "device": str(device),
         "kernel": "maps" if keep_maps else "fused",

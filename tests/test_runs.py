@@ -1,0 +1,267 @@
+"""The server's lane (dragon/runs.py) and the waits it gives the page (ui/waits.py): one run at a time, races first,
+a known result shared at once, the same numbers as a fresh run with that seed, a new seed trained afresh, and a
+waiting player told what runs, how far it is and their place in the queue, in the language on screen."""
+
+import dataclasses
+import re
+import threading
+import time
+
+import pytest
+
+from dragon import api, game, runs
+from dragon.lessons import growing
+from dragon.lessons.heads_experiment import Experiment, run
+from dragon.levels import all_levels
+from dragon.runs import Lane, LaneFullError
+from tests.lane import answered
+from ui import rooms, waits
+from ui.draw import esc
+from ui.text import t
+
+SHORT = Experiment(steps=60, curve_points=6, eval_size=64, heads=(1, 2, 4))  # a few seconds on a CPU
+GROW_SHORT = 40
+
+
+def hold(lane: Lane, kind: str = "train") -> tuple[threading.Event, runs.Run]:
+    """A run that holds the lane until the event is set."""
+    gate = threading.Event()
+    held = lane.submit(f"hold/{time.time_ns()}", lambda report: (report(0.5, "h = 2"), gate.wait(30)), kind)
+    while held.state != "running":
+        time.sleep(0.01)
+    return gate, held
+
+
+# --- the lane ------------------------------------------------------------------------------------------------
+
+
+def test_one_run_at_a_time_races_first_then_loads_then_trainings() -> None:
+    lane = Lane()
+    gate, held = hold(lane)
+    order: list[str] = []
+    train = lane.submit("t", lambda r: order.append("train"), "train")
+    load = lane.submit("l", lambda r: order.append("load"), "load")
+    race = lane.submit("r", lambda r: order.append("race"), "race")
+    assert [lane.ahead(x) for x in (race, load, train)] == [1, 2, 3]  # the one running counts
+    assert lane.running() is held and lane.queued() == 3
+    gate.set()
+    assert train.done.wait(10) and order == ["race", "load", "train"]
+    assert lane.ahead(train) == 0 and held.state == "done" and held.seconds is not None
+
+
+def test_a_key_is_computed_once_and_every_asker_gets_that_run() -> None:
+    lane, calls = Lane(), []
+    first = lane.submit("k", lambda r: calls.append(1) or {"v": 1}, "train")
+    again = lane.submit("k", lambda r: calls.append(2) or {"v": 2}, "train")
+    assert again is first and first.done.wait(10) and first.result == {"v": 1} and calls == [1]
+    assert lane.submit("k", lambda r: {"v": 3}, "train") is first and lane.by_id(first.id) is first
+    assert lane.by_id("no such run") is None and lane.by_id(None) is None
+
+
+def test_a_failed_run_says_why_and_is_tried_again_on_the_next_ask() -> None:
+    lane = Lane()
+
+    def boom(report):
+        raise ValueError("out of memory")
+
+    failed = lane.submit("k", boom, "train")
+    assert failed.done.wait(10) and failed.state == "failed" and failed.error == "out of memory"
+    with pytest.raises(RuntimeError, match="out of memory"):
+        lane.run_now("k2", boom, "train")
+    retried = lane.submit("k", lambda r: 7, "train")
+    assert retried is not failed and retried.done.wait(10) and retried.result == 7 and lane.by_id(failed.id) is None
+
+
+def test_the_queue_and_the_record_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    lane = Lane()
+    gate, _ = hold(lane)
+    monkeypatch.setattr(runs, "MAX_QUEUED", 3)
+    queued = [lane.submit(f"q{i}", lambda r: None, "train") for i in range(3)]
+    with pytest.raises(LaneFullError):
+        lane.submit("one too many", lambda r: None, "train")
+    gate.set()
+    assert queued[-1].done.wait(10)
+    monkeypatch.setattr(runs, "KEEP_DONE", 2)
+    for i in range(4):
+        last = lane.submit(f"d{i}", lambda r: None, "race")
+        assert last.done.wait(10)
+    time.sleep(0.05)
+    assert len([k for k in lane._runs if lane._runs[k].done.is_set()]) <= 2 and lane.get("d3") is last
+
+
+def test_a_run_that_asks_for_another_computes_it_in_place() -> None:
+    lane = Lane()
+    outer = lane.submit("outer", lambda r: lane.run_now("inner", lambda r2: 41, "race") + 1, "train")
+    assert outer.done.wait(10) and outer.result == 42 and lane.get("inner") is None  # no second run queued
+
+
+def test_progress_and_live_curve_points_are_kept_bounded() -> None:
+    lane = Lane()
+    r = lane.submit("p", lambda report: [report(i / 1000, "h = 1", {"series": "h = 1", "x": i, "y": 1.0})
+                                          for i in range(1000)], "train")  # fmt: skip
+    assert r.done.wait(10) and len(r.points) == runs.MAX_POINTS and r.fraction == 1.0
+
+
+# --- the cache holds the real numbers; a new seed trains afresh ------------------------------------------------
+
+
+@pytest.fixture
+def short(monkeypatch: pytest.MonkeyPatch) -> Experiment:
+    monkeypatch.setattr(api, "EXPERIMENT", SHORT)
+    return SHORT
+
+
+def test_a_shared_run_has_the_numbers_of_a_fresh_run_with_that_seed(short: Experiment) -> None:
+    shared = api.heads_experiment(0)
+    fresh = run(short)  # trained again here, outside the lane and its cache
+    for key in ("final_accuracy", "final_loss", "params", "curves"):
+        assert shared[key] == fresh[key], key
+    assert api.heads_run(0).result is shared  # every later player: that very run, at once
+    assert shared["computed_at"] <= time.time() and shared["device"] == fresh["device"]
+
+
+def test_a_new_seed_trains_afresh_and_its_numbers_differ(short: Experiment) -> None:
+    seven = api.heads_experiment(7)
+    assert seven["task"]["seed"] == 7 and seven["curves"] == run(dataclasses.replace(short, seed=7))["curves"]
+    assert seven["curves"] != api.heads_experiment(0)["curves"]
+
+
+def test_4_3s_run_is_shared_and_a_new_seed_differs() -> None:
+    zero, five = api.grow(GROW_SHORT, 0), api.grow(GROW_SHORT, 5)
+    fresh = growing.train(GROW_SHORT, 0)[1]  # outside the lane and its cache
+    assert zero["loss"] == fresh["loss"] and zero["specialisation"] == fresh["specialisation"]
+    assert five["loss"] != zero["loss"] and api.grow_run(GROW_SHORT, 0).result is zero
+
+
+# --- what the page shows ----------------------------------------------------------------------------------------
+
+
+def session(level_id: str, lang: str) -> dict:
+    return {"level": level_id, "lang": lang}
+
+
+RANKING = {f"r{i}": str(h) for i, h in enumerate([4, 2, 1])}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_player_behind_a_run_is_answered_at_once_with_their_place_and_what_runs(short: Experiment, lang: str) -> None:
+    api.heads_experiment(0)  # the server's recorded run
+    all_levels()  # read at start, as the server does
+    seed = {"zh": 11, "en": 12}[lang]  # a seed nobody trained yet
+    gate, _ = hold(runs.LANE)
+    try:
+        t0 = time.perf_counter()
+        saved = game.save(game.new_progress())
+        out = rooms.answer("train", session("3-4", lang), saved, {**RANKING, "seed": str(seed)})
+        assert time.perf_counter() - t0 < 1.0  # answered at once: the run waits in the lane, not in Gradio's queue
+        lab = out["session"]["lab"]
+        body = out["lab"]["body"]
+        waiting = runs.LANE.by_id(lab["waiting"])
+        assert waiting.state == "queued" and runs.LANE.ahead(waiting) == 1 and lab["seed"] == seed
+        assert f'data-wait="{waiting.id}"' in body and 'data-then="train"' in body and 'role="status"' in body
+        assert esc(t("w_ahead1", lang)) in body and esc(t("w_now", lang, what=t("w_train", lang))) in body
+        assert 'data-act="train"' not in body and "disabled" in body  # no second press; the answers stay shown
+        polled = waits.wait({"run": waiting.id, "lang": lang})
+        assert polled["done"] is False and esc(t("w_ahead1", lang)) in polled["html"]
+        assert waits.wait({"run": "forgotten", "lang": lang}) == {"done": True}
+    finally:
+        gate.set()
+    assert waiting.done.wait(120)
+    polled = waits.wait({"run": waiting.id, "lang": lang})
+    assert polled == {"done": True}
+    done = rooms.answer("train", out["session"], out["saved"], {**RANKING, "seed": str(seed)})
+    lab = done["session"]["lab"]
+    assert lab["result"]["task"]["seed"] == seed and lab["replayed"] is False  # scored from the run it watched
+    assert t("w_watched", lang, at="", device="", s="").split("：")[0].split(":")[0] in done["lab"]["body"]
+
+
+def test_the_recorded_run_is_shown_at_once_and_said_to_be_a_replay(short: Experiment) -> None:
+    recorded = api.heads_experiment(0)
+    out = answered("train", session("3-4", "en"), game.save(game.new_progress()), RANKING)
+    lab = out["session"]["lab"]
+    assert lab["result"] is recorded and lab["replayed"] is True and lab["seed"] == 0
+    at = time.strftime("%H:%M", time.gmtime(recorded["computed_at"]))
+    body = out["lab"]["body"]
+    assert "Replayed from the run this server trained at " + at in body and 'class="run-chart replay"' in body
+
+
+def test_a_running_training_says_how_far_it_is_and_draws_its_curve_so_far() -> None:
+    lane = Lane()
+    gate = threading.Event()
+
+    def training(report):
+        for i in range(1, 4):
+            report(i / 10, "h = 2", {"series": "h = 2", "x": i * 10, "y": 3.0 - i / 2})
+        gate.wait(30)
+
+    r = lane.submit("curve", training, "train", level="3-4", seed=3)
+    while len(r.points) < 3:
+        time.sleep(0.01)
+    for lang in ("zh", "en"):
+        body = waits.wait_body(r, lang)
+        assert esc(t("w_at_model", lang, h="2", pct="30 %")) in body and "<polyline" in body and "<progress" in body
+        assert esc(t("w_3-4", lang, seed=t("w_seed", lang, seed=3))) in body
+    gate.set()
+
+
+@pytest.mark.parametrize("bad", ["-1", "1.5", "abc", "2147483648", "１２", "9" * 40])
+def test_a_bad_seed_is_refused_and_changes_nothing(short: Experiment, bad: str) -> None:
+    out = rooms.answer("train", session("3-4", "en"), game.save(game.new_progress()), {**RANKING, "seed": bad})
+    assert set(out) == {"lab"} and t("w_seed_bad", "en") in out["lab"]["body"]
+    assert waits.parse_seed("") == 0 and waits.parse_seed(" 42 ") == 42
+
+
+def test_a_full_lane_is_said_and_changes_nothing(short: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(seed: int):
+        raise LaneFullError("64 runs are waiting already")
+
+    monkeypatch.setattr(api, "heads_run", full)
+    out = rooms.answer("train", session("3-4", "zh"), game.save(game.new_progress()), {**RANKING, "seed": "99"})
+    assert set(out) == {"lab"} and t("w_full", "zh") in out["lab"]["body"]
+
+
+def test_4_3_takes_a_seed_and_says_where_its_run_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api, "GROW_STEPS", GROW_SHORT)
+    out = answered("grow", session("4-3", "en"), game.save(game.new_progress()), {"seed": "5"})
+    lab = out["session"]["lab"]
+    assert lab["seed"] == 5 and lab["run"] == api.grow(GROW_SHORT, 5) and "run-record" in out["lab"]["body"]
+    again = answered("grow", session("4-3", "en"), game.save(game.new_progress()), {"seed": "5"})
+    assert again["session"]["lab"]["replayed"] is True and "Replayed from the run" in again["lab"]["body"]
+
+
+def test_the_race_waits_in_the_lane_and_times_alone() -> None:
+    gate, _ = hold(runs.LANE, kind="race")
+    try:
+        out = rooms.answer("race", session("3-2", "en"), game.save(game.new_progress()), {"guess": "3"})
+        lab = out["session"]["lab"]
+        assert "waiting" in lab and lab["guess"] == 3 and 'data-then="race"' in out["lab"]["body"]
+        assert 'data-act="race"' not in out["lab"]["body"]
+    finally:
+        gate.set()
+    done = answered("race", out["session"], out["saved"], {"guess": "3"})
+    assert "result" in done["session"]["lab"] and "reference" in done["session"]["lab"]
+
+
+def test_warm_up_queues_every_fixed_run_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    lane = Lane()
+    monkeypatch.setattr(runs, "LANE", lane)
+    for module in (api, rooms):
+        monkeypatch.setattr(module, "LANE", lane)
+    gate, _ = hold(lane)  # nothing starts: only what is queued is looked at
+    try:
+        queued = rooms.warm_up()
+        assert {r.level for r in queued} == {"3-2", "3-4", "4-1", "4-2", "4-3", "4-4"}
+        assert rooms.warm_up() == queued  # asked again: the same runs, none twice
+        kinds = [r.kind for r in sorted(queued, key=lane.ahead)]
+        assert kinds == sorted(kinds, key=runs.KINDS.index)  # races, then loads, then trainings
+    finally:
+        lane._queue.clear()
+        gate.set()
+
+
+def test_the_page_polls_and_asks_again_when_done() -> None:
+    """lab.js: the wait box is polled through the server function and its event sent again when done."""
+    from pathlib import Path
+
+    js = (Path(__file__).resolve().parent.parent / "assets" / "ui" / "lab.js").read_text(encoding="utf-8")
+    assert "server.wait(" in js and re.search(r"trigger\(now\.dataset\.then", js)
