@@ -265,3 +265,14 @@ def test_the_page_polls_and_asks_again_when_done() -> None:
 
     js = (Path(__file__).resolve().parent.parent / "assets" / "ui" / "lab.js").read_text(encoding="utf-8")
     assert "server.wait(" in js and re.search(r"trigger\(now\.dataset\.then", js)
+
+
+def test_shared_results_are_bounded_the_least_recently_asked_dropped_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dragon import shared
+
+    monkeypatch.setattr(shared, "MAX_RESULTS", 2)
+    calls = []
+    tag = time.time_ns()
+    for key in ("a", "b", "a", "c", "a", "b"):  # "b" is the least recently asked for when "c" comes
+        shared.once((tag, key), lambda key=key: calls.append(key) or key)
+    assert calls == ["a", "b", "c", "b"] and len(shared._RESULTS) <= 2
