@@ -144,7 +144,7 @@ def test_fusion_order_predict_switch_and_read_zh_phone(open_lab) -> None:
 
 
 def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a short real run that no other test trains (3-4's runs are shared per server), so the progress bar shows
+    # a short real run that no other test trains (3-4's runs are shared per server), so the wait shows
     monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=10))
     page = open_lab("level=3-4&lang=en")
     assert "all equal" in page.locator("#lab .formula-line").inner_text()  # parameters counted before training
@@ -156,8 +156,9 @@ def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.Mon
     for i, h in enumerate(ranking):
         page.locator(f"#lab [data-answer=r{i}]").select_option(str(h))
     page.locator("#mhd-lab-train").click()
-    page.wait_for_selector("#lab .progress-bar", timeout=20_000)  # Gradio's progress bar while it trains
-    wait_text(page, "#lab", "Training h =")
+    page.wait_for_selector("#lab .wait-box", timeout=20_000)  # the lane's wait: what trains, how far, the live curve
+    wait_text(page, "#lab .wait-box", "now h =")
+    assert "queue:" not in page.locator("body").inner_text()  # never Gradio's own English queue line
     page.wait_for_selector("#lab .result-head", timeout=120_000)
     assert in_view(page, "#lab .result-head") and page.locator("#lab .lab-end").count() == 0  # read first
     accuracy = {int(h): a for h, a in json.loads(page.locator("#lab .acc-box").get_attribute("data-accuracy")).items()}

@@ -31,13 +31,15 @@ def doing(run: Run, lang: str) -> str:
 def how_far(run: Run, lang: str) -> str:
     """The run's progress: the model or the step it is at, and the share done."""
     pct = f"{100 * run.fraction:.0f} %"
-    if run.level == "3-4" and run.what.startswith("h = "):
+    if run.what.startswith("h = "):  # 3-4: the model training now
         return t("w_at_model", lang, h=run.what.removeprefix("h = "), pct=pct)
-    if run.level == "4-3" and run.what.startswith("step "):
+    if run.what.startswith("step "):  # 4-3 (and 4-4's model): the step reached
         step, _, total = run.what.removeprefix("step ").partition(" of ")
         return t("w_at_step", lang, step=step, steps=total, pct=pct)
-    if run.what:  # a race: the length it has timed
+    if run.what.startswith("T = "):  # a race: the length timed last
         return t("w_at_length", lang, what=run.what, pct=pct)
+    if run.fraction > 0:
+        return pct
     return t("w_for", lang, s=f"{time.time() - (run.started_at or time.time()):.0f}")
 
 
