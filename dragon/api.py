@@ -29,7 +29,7 @@ from .levels import LANGS, Level, get_level, load_levels
 from .runs import LANE, Run
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
-from .shared import once
+from .shared import known, once
 
 
 def check_lang(lang: str) -> str:
@@ -238,21 +238,24 @@ def race(lengths: list[int] | None = None) -> dict:
     return LANE.run_now(f"race/{secrets.token_hex(8)}", lambda report: _timed_race(lengths), "race")
 
 
-def _reference(length: int) -> tuple[str, Callable]:
+def _reference(length: int) -> tuple[str, Callable, tuple[bool, object]]:
     T = race_lesson.check_lengths([length])[0]
     memo = ("race-reference", T, str(best_device()))
-    return "/".join(map(str, memo)), lambda report: once(memo, lambda: on_gpu(duration=60)(race_lesson.reference)(T))
+    run = lambda report: once(memo, lambda: on_gpu(duration=60)(race_lesson.reference)(T))  # noqa: E731
+    return "/".join(map(str, memo)), run, known(memo)
 
 
 def race_reference(length: int) -> dict:
     """The speed-up at one length over repeated races on the serving device (run once per server, in the lane, then
     shared): speedups, lo and hi, the range a guess of 3-2 is scored against."""
-    return LANE.run_now(*_reference(length), "race", level="3-2")
+    key, compute, (found, result) = _reference(length)
+    return result if found else LANE.run_now(key, compute, "race", level="3-2")
 
 
 def race_reference_run(length: int) -> Run:
     """The reference races for one length in the lane (the run already known, if any)."""
-    return LANE.submit(*_reference(length), "race", level="3-2")
+    key, compute, found = _reference(length)
+    return LANE.submit(key, compute, "race", level="3-2", known=found)
 
 
 def race_run(lengths: list[int], guess_at: int) -> Run:
@@ -262,17 +265,18 @@ def race_run(lengths: list[int], guess_at: int) -> Run:
                        "reference": race_reference(T)}, "race", level="3-2")  # fmt: skip
 
 
-def _heads(seed: int) -> tuple[str, Callable]:
+def _heads(seed: int) -> tuple[str, Callable, tuple[bool, object]]:
     ex = dataclasses.replace(EXPERIMENT, seed=growing_lesson.check_seed(seed))
     memo = ("heads", ex, str(best_device()))
     train = on_gpu(duration=120)(heads_lesson.run)
-    return f"heads/{ex!r}/{memo[2]}", lambda report: once(memo, lambda: train(ex, progress=report))
+    return f"heads/{ex!r}/{memo[2]}", lambda report: once(memo, lambda: train(ex, progress=report)), known(memo)
 
 
 def heads_run(seed: int = 0) -> Run:
     """3-4's five models for this seed in the lane: the run already known for it (queued, training or done), else a
     new one. Only a new seed trains again: seed 0 is trained once per server and shared."""
-    return LANE.submit(*_heads(seed), "train", level="3-4", seed=growing_lesson.check_seed(seed))
+    key, compute, found = _heads(seed)
+    return LANE.submit(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed), known=found)
 
 
 def heads_experiment(seed: int = 0) -> dict:
@@ -280,7 +284,8 @@ def heads_experiment(seed: int = 0) -> dict:
     parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. A seed gives one
     result, so it is trained once per server, in the lane, and shared (a later caller waits for that run, not for a
     run of its own; only the first one asks for a GPU)."""
-    return LANE.run_now(*_heads(seed), "train", level="3-4", seed=growing_lesson.check_seed(seed))
+    key, compute, (found, result) = _heads(seed)
+    return result if found else LANE.run_now(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed))
 
 
 def facts() -> dict:
@@ -330,7 +335,7 @@ def tower() -> dict:
     return tower_lesson.tower()
 
 
-def _grow(steps: int | None, seed: int, progress: Callable[..., object] | None = None) -> tuple[str, Callable]:
+def _grow(steps: int | None, seed: int, progress: Callable[..., object] | None = None) -> tuple[str, Callable, tuple]:
     steps = growing_lesson.check_steps(GROW_STEPS if steps is None else steps)
     seed = growing_lesson.check_seed(seed)
 
@@ -338,20 +343,23 @@ def _grow(steps: int | None, seed: int, progress: Callable[..., object] | None =
         both = report if progress is None else lambda *a: (report(*a), progress(*a[:2]))
         return growing_lesson.grow(steps, seed, both)
 
-    return f"grow/steps={steps}/seed={seed}/{best_device()}", compute
+    found, model_and_run = known(growing_lesson.memo_key(steps, seed))
+    return f"grow/steps={steps}/seed={seed}/{best_device()}", compute, (found, model_and_run[1] if found else None)
 
 
 def grow_run(steps: int | None = None, seed: int = 0) -> Run:
     """4-3's eight heads trained for (steps, seed) in the lane: the run already known for them, else a new one
     (seed 0 at the app's steps is trained once per server; 4-4 prunes that very model)."""
-    return LANE.submit(*_grow(steps, seed), "train", level="4-3", seed=growing_lesson.check_seed(seed))
+    key, compute, found = _grow(steps, seed)
+    return LANE.submit(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed), known=found)
 
 
 def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], object] | None = None) -> dict:
     """Eight heads trained live from random weights on six relations (steps 30…3000): loss and specialisation
     curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation.
     Trained once per server for (steps, seed), in the lane."""
-    return LANE.run_now(*_grow(steps, seed, progress), "train", level="4-3", seed=growing_lesson.check_seed(seed))
+    key, compute, (found, result) = _grow(steps, seed, progress)
+    return result if found else LANE.run_now(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed))
 
 
 def prune(active: list[int], seed: int = 0) -> dict:

@@ -78,13 +78,24 @@ class Lane:
         self._order = itertools.count()
         self._worker: threading.Thread | None = None
 
-    def submit(self, key: str, compute: Compute, kind: str, level: str = "", seed: int | None = None) -> Run:
+    def submit(self, key: str, compute: Compute, kind: str, level: str = "", seed: int | None = None,
+               known: tuple[bool, Any] = (False, None)) -> Run:
+        """The run for key: the one queued, running or done if any; else, when the result is `known` already
+        (found, result), a run that is done at once (it never waits behind others); else a new run in the queue."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         with self._cv:
             run = self._runs.get(key)
             if run is not None and run.state != "failed":
                 self._runs.move_to_end(key)
+                return run
+            if known[0]:
+                run = Run(key, kind, compute, level=level, seed=seed, state="done", fraction=1.0, result=known[1],
+                          finished_at=time.time(), seconds=0.0)  # fmt: skip
+                self._runs[key] = run
+                self._ids[run.id] = run
+                run.done.set()
+                self._forget()
                 return run
             if run is not None:
                 self._ids.pop(run.id, None)  # a failed run is tried again under a new id

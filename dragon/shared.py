@@ -29,3 +29,12 @@ def once(key: Hashable, compute: Callable[[], R]) -> R:
                 old, _ = _RESULTS.popitem(last=False)
                 _LOCKS.pop(old, None)
         return result
+
+
+def known(key: Hashable) -> tuple[bool, object]:
+    """(True, the result) when `key` has been computed and is still kept, else (False, None); never computes."""
+    with _GUARD:
+        if key in _RESULTS:
+            _RESULTS.move_to_end(key)
+            return True, _RESULTS[key]
+        return False, None

@@ -276,3 +276,17 @@ def test_shared_results_are_bounded_the_least_recently_asked_dropped_first(monke
     for key in ("a", "b", "a", "c", "a", "b"):  # "b" is the least recently asked for when "c" comes
         shared.once((tag, key), lambda key=key: calls.append(key) or key)
     assert calls == ["a", "b", "c", "b"] and len(shared._RESULTS) <= 2
+
+
+def test_a_known_result_never_waits_behind_the_lane(short: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even when the lane has forgotten the run's record (many races since) and is busy with another training."""
+    recorded, grown = api.heads_experiment(21), api.grow(GROW_SHORT, 21)
+    lane = Lane()
+    monkeypatch.setattr(api, "LANE", lane)
+    gate, _ = hold(lane)
+    try:
+        again = api.heads_run(21)
+        assert again.state == "done" and again.result is recorded and api.heads_experiment(21) is recorded
+        assert api.grow_run(GROW_SHORT, 21).result is grown and api.grow(GROW_SHORT, 21) is grown
+    finally:
+        gate.set()

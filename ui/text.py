@@ -598,6 +598,8 @@ STRINGS.update({
     "w_full": ("服务器的队列已经满了，请过一会儿再试。", "The server's queue is full; please try again in a moment."),
     "w_replayed": ("这是本服务器在 {at}（UTC）用 {device} 训练的那一次（用时 {s} 秒）的记录回放：每个玩家看到的都是同一组数字。想看一次全新的训练，就换一个种子。", "Replayed from the run this server trained at {at} UTC on {device} (it took {s} s): every player sees these same numbers. For a fresh run, pick a new seed."),
     "w_watched": ("这是刚刚在本服务器上训练的那一次：{at}（UTC），{device}，用时 {s} 秒。", "Trained just now on this server: {at} UTC, {device}, {s} s."),
+    "w_measured": ("这些数字是本服务器在 {at}（UTC）用 {device} 测出来的（用时 {s} 秒），每个玩家看到的都一样。", "These figures were measured on this server at {at} UTC on {device} ({s} s); every player sees the same ones."),
+    "w_pruned": ("要剪枝的是本服务器在 {at}（UTC）为 4-3 训练的那条小龙（{device}，用时 {s} 秒，种子 0）。", "You prune the model this server trained for 4-3 at {at} UTC ({device}, {s} s, seed 0)."),
     "w_seed_label": ("种子（0 = 本服务器记录下的那一次；换一个数就重新训练）", "Seed (0 = the run this server recorded; another number trains afresh)"),
     "w_seed_bad": ("种子要是 0 到 2147483647 之间的整数。", "The seed must be a whole number from 0 to 2147483647."),
     "w_busy": ("请稍候……", "One moment…"),

@@ -98,11 +98,12 @@ def settled(run: Run) -> bool:
     return LANE.wait(run, INLINE_S)
 
 
-def record_line(result: dict, lang: str, replayed: bool) -> str:
+def record_line(result: dict, lang: str, replayed: bool, key: str | None = None) -> str:
     """Where a shown run came from: trained on this server at a time, on a device, in so many seconds; and whether
-    what is shown is that record replayed (the same numbers for everyone) or the run this player just watched."""
+    what is shown is that record replayed (the same numbers for everyone) or the run this player just watched
+    (`key`: another wording of the same record, 4-2's figures or 4-4's model)."""
     at = time.strftime("%H:%M", time.gmtime(result.get("computed_at", time.time())))
-    key = "w_replayed" if replayed else "w_watched"
+    key = key or ("w_replayed" if replayed else "w_watched")
     device = device_label(str(result.get("device", "cpu")), lang, result.get("threads"))
     return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}")
 

@@ -75,7 +75,7 @@ element.addEventListener("click", (event) => {
   if (!button || !EVENTS.includes(button.dataset.act)) return;
   const answers = answersOnPanel();
   if (button.dataset.pick) answers.pick = button.dataset.pick;
-  if (["race", "train", "grow"].includes(button.dataset.act)) button.classList.add("running");
+  button.classList.add("running"); // greyed until the answer; after half a second it says "One moment…"
   if (button.dataset.act === "round" || button.dataset.act === "again") opened = null;
   trigger(button.dataset.act, answers);
 });

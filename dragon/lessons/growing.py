@@ -221,7 +221,12 @@ def shared(steps: int, seed: int, progress: Progress | None = None) -> tuple[Gat
     their own; only the first one asks for a GPU (on a ZeroGPU Space)."""
     steps, seed = check_steps(steps), check_seed(seed)
     run = on_gpu(duration=60)(train)
-    return once(("grow", steps, seed, str(best_device())), lambda: run(steps, seed, progress=progress))
+    return once(memo_key(steps, seed), lambda: run(steps, seed, progress=progress))
+
+
+def memo_key(steps: int, seed: int) -> tuple:
+    """What the shared run for (steps, seed) on the serving device is kept under (dragon/shared.py)."""
+    return ("grow", steps, seed, str(best_device()))
 
 
 def grow(steps: int = Growth().ex.steps, seed: int = 0, progress: Progress | None = None) -> dict:

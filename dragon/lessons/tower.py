@@ -4,6 +4,7 @@ long [CLS]'s and [SEP]'s value vectors are beside a word's; what the page says o
 
 import functools
 import itertools
+import time
 from pathlib import Path
 
 import torch
@@ -67,6 +68,7 @@ def tower(path: Path = SENTENCES_FILE) -> dict:
     """Per layer (averaged over heads, sentences and each sentence's words) and per head (L × h), over the
     shipped sentences: distance, prev, next, adjacent (= prev + next), self, special (= cls + sep), punct, and
     cls_value / sep_value ([CLS]'s, [SEP]'s value length as a share of a word's, averaged over the sentences)."""
+    started = time.perf_counter()
     sentences = load_sentences(path)
     totals: dict[str, torch.Tensor] = {}
     words = 0
@@ -100,6 +102,10 @@ def tower(path: Path = SENTENCES_FILE) -> dict:
                      for k in ("distance", "adjacent", "special", "prev", "next", "cls_value", "sep_value")},
         "findings": findings(layer, neighbour),
         "papers": list(papers("tower")),  # Clark et al. 2019 on BERT-base, for comparison
+        "device": "cpu",  # the real model reads on the CPU
+        "threads": torch.get_num_threads(),
+        "seconds": round(time.perf_counter() - started, 3),
+        "computed_at": round(time.time()),  # when this server measured it (every player sees these figures)
     }
 
 
