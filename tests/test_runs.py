@@ -12,7 +12,7 @@ import pytest
 from dragon import api, game, runs
 from dragon.lessons import growing
 from dragon.lessons.heads_experiment import Experiment, run
-from dragon.levels import all_levels
+from dragon.levels import all_levels, get_level
 from dragon.runs import Lane, LaneFullError
 from tests.lane import answered
 from ui import rooms, waits
@@ -290,3 +290,14 @@ def test_a_known_result_never_waits_behind_the_lane(short: Experiment, monkeypat
         assert api.grow_run(GROW_SHORT, 21).result is grown and api.grow(GROW_SHORT, 21) is grown
     finally:
         gate.set()
+
+
+def test_4_2s_figures_and_4_4s_model_say_when_and_where_this_server_computed_them() -> None:
+    tw = api.tower()
+    body = rooms.lab_props(get_level("4-2"), "en", game.new_progress())["body"]
+    at = time.strftime("%H:%M", time.gmtime(tw["computed_at"]))
+    assert f"measured on this server at {at} UTC" in body and f"({tw['seconds']:.1f} s)" in body
+    grown = api.grow(api.PRUNED_STEPS, 0)
+    api.prune_best(0)
+    body = rooms.lab_props(get_level("4-4"), "zh", game.new_progress())["body"]
+    assert time.strftime("%H:%M", time.gmtime(grown["computed_at"])) in body and f"{grown['seconds']:.1f} 秒" in body
