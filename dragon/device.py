@@ -26,3 +26,6 @@ def interactive_device() -> torch.device:
     costs more than it saves and the CPU wins; DRAGON_DEVICE still overrides."""
     forced = os.environ.get("DRAGON_DEVICE", "").strip()
     return torch.device(forced) if forced else torch.device("cpu")
+
+
+SERVER_THREADS = torch.get_num_threads()  # torch's threads as the server starts (a training lowers them while it runs)

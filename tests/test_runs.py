@@ -159,7 +159,8 @@ def test_a_player_behind_a_run_is_answered_at_once_with_their_place_and_what_run
         waiting = runs.LANE.by_id(lab["waiting"])
         assert waiting.state == "queued" and runs.LANE.ahead(waiting) == 1 and lab["seed"] == seed
         assert f'data-wait="{waiting.id}"' in body and 'data-then="train"' in body and 'role="status"' in body
-        assert esc(t("w_ahead1", lang)) in body and esc(t("w_now", lang, what=t("w_train", lang))) in body
+        running = t("w_line", lang, what=t("w_train", lang), far=t("w_at_model", lang, h="2", pct="50 %"))
+        assert esc(t("w_ahead1", lang)) in body and esc(t("w_now", lang, what=running)) in body  # and how far it is
         assert 'data-act="train"' not in body and "disabled" in body  # no second press; the answers stay shown
         polled = waits.wait({"run": waiting.id, "lang": lang})
         assert polled["done"] is False and esc(t("w_ahead1", lang)) in polled["html"]
@@ -204,7 +205,7 @@ def test_a_running_training_says_how_far_it_is_and_draws_its_curve_so_far() -> N
     gate.set()
 
 
-@pytest.mark.parametrize("bad", ["-1", "1.5", "abc", "2147483648", "１２", "9" * 40])
+@pytest.mark.parametrize("bad", ["-1", "1.5", "abc", "NaN", "2147483648", "１２", "9" * 40])
 def test_a_bad_seed_is_refused_and_changes_nothing(short: Experiment, bad: str) -> None:
     out = rooms.answer("train", session("3-4", "en"), game.save(game.new_progress()), {**RANKING, "seed": bad})
     assert set(out) == {"lab"} and t("w_seed_bad", "en") in out["lab"]["body"]

@@ -32,7 +32,6 @@ from .text import NUMERALS, head_name, t
 
 GUESS_RANGE = (0.1, 1000.0)
 RACE_COLOURS = {"loop": "#c2410c", "batched": "#1f4e9c"}
-HEADS_COLOURS = ("#8e9aa6", "#d4a017", "#2e9e4f", "#7b3fbf", "#17a2b8")  # h = 1, 2, 4, 8, 16
 
 
 def rule_html(level: Level, lang: str) -> str:
@@ -242,6 +241,7 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     result, ref = run.result["result"], run.result["reference"]  # the range of repeated races: the same guess, the same stars
     factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
     progress, cap = lab.answers_shown(progress, level.id)  # the range is on screen now
+    cap = min(cap, game.read_stars(guessed, True))  # the most a right reading can still earn with this guess
     return progress, {"level": level.id, "guess": guess, "factor": factor, "guessed": guessed, "result": result,
                       "reference": ref, "cap": cap}, ""  # fmt: skip
 
@@ -341,7 +341,7 @@ def heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt)
     m = heads_lesson.measured(r)
     device = lab.device_label(r["device"], lang, r.get("threads"))
     head = t("h_result", lang, right=attempt["pairs"][0], total=attempt["pairs"][1], tie=game.TIE)
-    colours = {f"h = {h}": c for h, c in zip(r["heads"], HEADS_COLOURS, strict=False)}
+    colours = {f"h = {h}": waits.curve_colour(f"h = {h}") for h in r["heads"]}
     chart = line_chart(
         curves_frame(r), "step", "loss", "heads", title=t("h_chart", lang, device=device, s=f"{r['seconds']:.1f}"),
         x_label=t("h_x", lang), y_label=t("h_y", lang), colours=colours, tip="{series}: {x} → {y}",
@@ -398,6 +398,7 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     accuracy = dict(zip(result["heads"], result["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
     progress, cap = lab.answers_shown(progress, level.id)
+    cap = min(cap, game.read_stars(game.rank_stars(*pairs), True))  # the most a right reading can still earn
     return progress, {"level": level.id, "ranking": ranking, "seed": seed, "result": result, "pairs": list(pairs),
                       "cap": cap, "replayed": replayed}, ""  # fmt: skip
 

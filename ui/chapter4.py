@@ -270,12 +270,13 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     revealed = "stars" in attempt
     ask = t("g_question", lang, n=len(snaps), h=run["heads"], k=g.eval_size)
     cards = "".join(snapshot_html(snaps[k], i, lang, revealed, given.get(f"s{i}")) for i, k in enumerate(order))
-    done = t("g_done", lang, s=f"{run['seconds']:.1f}", device=lab.device_label(run["device"], lang, run.get("threads")),
-             loss=f"{run['final']['loss']:.2f}", acc=f"{run['final']['accuracy']:.0%}")  # fmt: skip
+    done = t("g_done", lang, loss=f"{run['final']['loss']:.2f}", acc=f"{run['final']['accuracy']:.0%}")
     result = note
     if revealed:
         result += lab.verdict(t("g_result", lang, p=attempt["points"], n=len(snaps)))
-        result += lab.end(level, lang, progress, int(attempt["stars"])) + grow_charts(run, lang)
+        charts = grow_charts(run, lang)  # a replayed run's curves are drawn again from its record, left to right
+        result += lab.end(level, lang, progress, int(attempt["stars"])) + (
+            f'<div class="replay">{charts}</div>' if attempt.get("replayed") else charts)
     label = "" if revealed else lab.button("stages", t("check", lang))
     record = lab.note(waits.record_line(run, lang, attempt.get("replayed", False)), "run-record")
     return lab.room(

@@ -85,9 +85,9 @@ def device_label(device: str, lang: str, threads: int | None = None) -> str:
     if kind == "mps":
         return t("dev_mps", lang)
     if threads is None:
-        import torch
+        from dragon.device import SERVER_THREADS  # the race's threads (no training runs beside it, in the lane)
 
-        threads = torch.get_num_threads()
+        threads = SERVER_THREADS
     return t("dev_cpu1", lang) if threads == 1 else t("dev_cpu", lang, n=threads)
 
 

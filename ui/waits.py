@@ -18,7 +18,13 @@ from .text import STRINGS, t
 
 POLL_MS = 500  # how often the page asks while a run is on the way
 INLINE_S = 0.4  # an action waits this long for its run before it answers with the wait box instead
-COLOURS = ("#6b4fbb", "#c2410c", "#2e9e4f", "#1f4e9c", "#b8860b")
+# one colour per curve, the same live and in the result: 3-4's models (h = 1 … 16) and 4-3's held-out loss
+CURVE_COLOURS = {"h = 1": "#8e9aa6", "h = 2": "#d4a017", "h = 4": "#2e9e4f", "h = 8": "#7b3fbf", "h = 16": "#17a2b8",
+                 "loss": "#c2410c"}  # fmt: skip
+
+
+def curve_colour(series: str) -> str:
+    return CURVE_COLOURS.get(series, "#374151")
 
 
 def doing(run: Run, lang: str) -> str:
@@ -48,8 +54,8 @@ def queue_line(run: Run, lang: str) -> str:
     ahead = LANE.ahead(run)
     now = LANE.running()
     line = t("w_ahead1" if ahead == 1 else "w_ahead", lang, n=ahead)
-    if now is not None and now is not run:
-        line += " " + t("w_now", lang, what=doing(now, lang))
+    if now is not None and now is not run:  # what runs now, and how far it is
+        line += t("w_now", lang, what=t("w_line", lang, what=doing(now, lang), far=how_far(now, lang)))
     return line
 
 
@@ -58,8 +64,7 @@ def live_curve(run: Run, lang: str) -> str:
     if len(run.points) < 2:
         return ""
     frame = pd.DataFrame(run.points)
-    series = list(dict.fromkeys(frame["series"]))
-    colours = {s: COLOURS[i % len(COLOURS)] for i, s in enumerate(series)}
+    colours = {s: curve_colour(s) for s in frame["series"].unique()}
     names = {"loss": t("g_loss_name", lang)}
     return line_chart(frame, "x", "y", "series", title=t("w_curve", lang), x_label=t("g_x", lang),
                       y_label=t("h_y", lang), colours=colours, names=names)  # fmt: skip
@@ -70,9 +75,9 @@ def wait_body(run: Run, lang: str) -> str:
     if run.state == "failed":
         return f'<p class="wait-line">{esc(t("w_failed", lang, why=run.error[:200]))}</p>'
     if run.state == "queued":
-        line, bar = f"{doing(run, lang)} — {queue_line(run, lang)}", ""
+        line, bar = t("w_queued", lang, what=doing(run, lang), queue=queue_line(run, lang)), ""
     else:
-        line = f"{doing(run, lang)}: {how_far(run, lang)}"
+        line = t("w_line", lang, what=doing(run, lang), far=how_far(run, lang))
         bar = f'<progress class="wait-bar" max="1" value="{run.fraction:.3f}" aria-hidden="true"></progress>'
     return f'<p class="wait-line">{esc(line)}</p>{bar}{live_curve(run, lang)}'
 
@@ -103,9 +108,10 @@ def record_line(result: dict, lang: str, replayed: bool, key: str | None = None)
     what is shown is that record replayed (the same numbers for everyone) or the run this player just watched
     (`key`: another wording of the same record, 4-2's figures or 4-4's model)."""
     at = time.strftime("%H:%M", time.gmtime(result.get("computed_at", time.time())))
-    key = key or ("w_replayed" if replayed else "w_watched")
+    seed = result.get("task", {}).get("seed", result.get("seed", 0))
+    key = key or ("w_watched" if not replayed else "w_replayed" if not seed else "w_replayed_seed")
     device = device_label(str(result.get("device", "cpu")), lang, result.get("threads"))
-    return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}")
+    return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}", seed=seed)
 
 
 def box_of(attempt: dict, lang: str, then: str) -> str:

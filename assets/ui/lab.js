@@ -25,7 +25,9 @@ function showSetting() {
 function answersOnPanel() {
   const answers = {};
   element.querySelectorAll("[data-answer]").forEach((el) => {
-    answers[el.dataset.answer] = el.type === "checkbox" ? (el.checked ? "1" : "0") : el.value;
+    // a number box holding what is no number ("abc") reads as empty: it goes as "NaN", which the server refuses
+    const bad = el.type === "number" && el.validity && el.validity.badInput;
+    answers[el.dataset.answer] = el.type === "checkbox" ? (el.checked ? "1" : "0") : bad ? "NaN" : el.value;
   });
   return answers;
 }
@@ -58,7 +60,11 @@ function poll() {
       trigger(now.dataset.then, answersOnPanel());
       return;
     }
-    if (answer && typeof answer.html === "string") now.innerHTML = answer.html;
+    if (answer && typeof answer.html === "string") {
+      const curve = !now.querySelector("svg") && answer.html.includes("<svg");
+      now.innerHTML = answer.html;
+      if (curve && window.__dragon) window.__dragon.reveal(now); // the live curve has just begun: bring it into view
+    }
     setTimeout(tick, Number(now.dataset.poll) || 500);
   };
   setTimeout(tick, Number(box.dataset.poll) || 500);
