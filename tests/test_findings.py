@@ -196,14 +196,14 @@ NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, 
     # and lines that only print numbers or the answer computed from them (every number is computed)
     "f_intro", "f_round", "f_locked", "f_winner_q", "f_share_q", "f_bad", "f_result", "f_both", "f_next_round",
     "f_total",
-    "r_setup", "r_guess", "r_go", "r_running", "r_bad", "r_result", "r_scored", "r_read_q", "r_read_label",
+    "r_setup", "r_guess", "r_go", "r_bad", "r_result", "r_scored", "r_read_q", "r_read_label",
     "r_work_less", "r_work_same", "r_work_more", "r_chart", "r_x", "r_y", "r_loop", "r_batched", "r_tip",
     "r_flops_title", "r_loop_flops", "r_batched_flops",
     "u_order", "u_step", "u_concat", "u_w_o", "u_residual", "u_keep_q", "u_reach_q", "u_bad", "u_order_ok",
     "u_order_wrong", "u_points", "u_switches", "u_sw_wo", "u_sw_res", "u_keep_mean", "u_per_token", "u_reach_title",
     "u_locked", "u_read_q", "u_read_label", "u_read_result",
     "h_setup", "h_params_title", "h_heads", "h_dhead", "h_params", "h_formula", "h_rank_q", "h_place", "h_go", "h_bad",
-    "h_running", "h_result", "h_chart", "h_x", "h_y", "h_acc_title", "h_your_rank", "h_read_q", "h_read_label",
+    "h_result", "h_chart", "h_x", "h_y", "h_acc_title", "h_your_rank", "h_read_q", "h_read_label",
     "h_read_result",
 }  # fmt: skip
 CHAPTER3 = re.compile(r"^(f|r|u|h)_|^same_map$")
