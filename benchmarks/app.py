@@ -9,6 +9,8 @@ class_*        a class: 40 players, each moving a slider once a second for 60 s,
                came due to its answer), over all calls (the app's 'record' events too), errors
 saturation_*   the class grown 40 → 400 players (one move a second each) in steps of a few seconds: the first rate
                whose p95 passes 500 ms, app and echo, and their ratio
+machine_load   context: the machine's 1-minute load average at the start and the end (other work on a shared machine
+               slows both servers alike, but not their p95 in ms), and http: the servers' HTTP parser and event loop
 """
 
 import json
@@ -155,6 +157,8 @@ def class_figures(app_proc: subprocess.Popen, app_url: str, echo_proc: subproces
 
 
 def main() -> None:
+    # context: the machine's load (runnable processes, 1-minute mean) at the start and the end, the cores it has
+    load_at_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     summary: dict = {"handler_ms": round(handler_ms("2-1"), 2), "handler_ms_picture_level": round(handler_ms("2-5"), 2)}
     app_proc, app_url, summary["start_s"] = start_server("app.py")
     echo_proc, echo_url, _ = start_server("benchmarks/echo_app.py")
@@ -182,6 +186,16 @@ def main() -> None:
             proc.terminate()
             proc.wait(timeout=20)
     summary["start_s"] = round(summary["start_s"], 2)
+    if load_at_start is not None:
+        summary["machine_load"] = {"start": round(load_at_start, 2), "end": round(os.getloadavg()[0], 2),
+                                   "cores": os.cpu_count()}  # fmt: skip
+    try:
+        import httptools  # noqa: F401
+        import uvloop  # noqa: F401
+
+        summary["http"] = "httptools + uvloop"
+    except ImportError:
+        summary["http"] = "h11 + asyncio"
     goals = [
         ("handler_ms", "≤ 25", summary["handler_ms"] <= 25),
         ("browser_ratio", "≤ 1.5", summary.get("browser_ratio", 99) <= 1.5),

@@ -184,7 +184,10 @@ class Session:
         self.waiting[event_id] = future
         if self.reading is None:
             self.reading = asyncio.ensure_future(self._read())
-        return await future
+        try:
+            return await future
+        finally:
+            self.waiting.pop(event_id, None)  # answered, or given up on (a timeout)
 
     def _on(self, message: dict) -> None:
         if message.get("msg") != "process_completed":
