@@ -202,9 +202,10 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, handlers.switch_lang, PAGE_AND_CODES, event_data=3)
         c["top"].lang(fn, [*state, c["panel"]], out, api_visibility="private")
 
-        # the panel: a slider move is answered by its server function (play.live); these are its events
+        # the panel: a slider move is answered by its server function (play.live); these are its events. 'record'
+        # (a better score) skips the queue: one POST answered at once, not a join and an event stream
         fn, out = wire(c, play.record, ["panel", "saved", "top"])
-        c["panel"].record(fn, [*state, c["panel"]], out, trigger_mode="always_last", **quiet)
+        c["panel"].record(fn, [*state, c["panel"]], out, trigger_mode="always_last", queue=False, **quiet)
         for name in ("hint", "reset", "reveal"):
             fn, out = wire(c, getattr(play, name), ["panel", "saved"])
             getattr(c["panel"], name)(fn, [*state, c["panel"]], out, **quiet)
@@ -246,10 +247,22 @@ def build_app() -> gr.Blocks:
     return demo
 
 
+# Gradio's queue rebuilds a pandas table of up to 10,000 past events after every event, for its monitoring page:
+# in a class that is most of the server's time, and more every minute. The page is switched off, and so is the table.
+NO_EVENT_TABLE = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": str(2**62)}
+
+
+def queue(demo: gr.Blocks) -> gr.Blocks:
+    """The event queue for a class: eight events at a time, no per-event monitoring table (read when it is made)."""
+    for name, value in NO_EVENT_TABLE.items():
+        os.environ.setdefault(name, value)
+    return demo.queue(default_concurrency_limit=8)
+
+
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
     """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
     no player's input changes start at once in the server's lane, in the background (ui/rooms.py warm_up)."""
-    started = demo.queue(default_concurrency_limit=8).launch(
+    started = queue(demo).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         i18n=demo.i18n_for_launch,
@@ -260,6 +273,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],
         run_history=False,  # the run-history panel snapshots the whole page state on every event
+        enable_monitoring=False,  # no /monitoring page (its table is not kept: see NO_EVENT_TABLE)
         prevent_thread_lock=True,
         quiet=not block,
     )

@@ -14,6 +14,12 @@ PERFECT = 99.0  # at or above this score a hint may say "nothing left to tune"; 
 
 def as_gates(values, name: str = "gates") -> torch.Tensor:
     """Validate 8 numbers in [0, 1] (no NaN) and return them as a float tensor."""
+    if (
+        isinstance(values, (list, tuple))
+        and len(values) == len(HEADS)
+        and all(type(v) in (float, int) and 0 <= v <= 1 for v in values)
+    ):  # plain numbers already in range (a slider move): the same tensor, without a tensor per check
+        return torch.tensor(values, dtype=torch.float32)
     try:
         g = torch.as_tensor(values, dtype=torch.float64).flatten()
     except (TypeError, ValueError, RuntimeError) as err:
@@ -42,6 +48,26 @@ def similarity(u: torch.Tensor, v: torch.Tensor, clamp: bool = True) -> torch.Te
 def score(reading: Reading, gates, target) -> float:
     g, t = as_gates(gates), as_gates(target, "target")
     return float(similarity(reading.fused(g), reading.fused(t)))
+
+
+class Scorer:
+    """score(reading, gates, target) for one reading and target, the target's side worked out once: the same number
+    for each gate vector (the live answer to a slider move asks for one)."""
+
+    def __init__(self, reading: Reading, target) -> None:
+        self.reading = reading
+        v = reading.fused(as_gates(target, "target")).flatten()
+        nv = v.norm()
+        self._silent = nv.item() < 1e-12
+        self._unit = v / nv
+
+    def __call__(self, gates) -> float:
+        u = self.reading.fused(as_gates(gates)).flatten()
+        nu = u.norm()
+        if nu.item() < 1e-12 or self._silent:
+            return float(u.sum() * 0.0)
+        dist = (u / nu - self._unit).norm()
+        return float((100.0 * (1.0 - dist / math.sqrt(2.0))).clamp(0.0, 100.0))
 
 
 def stars(value: float, hints_used: int = 0) -> int:

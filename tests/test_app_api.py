@@ -1,15 +1,19 @@
 """The public API through the real app, driven with gradio_client."""
 
+import inspect
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import gradio as gr
 import httpx
 import pytest
 from gradio_client import Client
 
+import app
+from dragon import game
 from dragon.levels import get_level
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,6 +138,7 @@ def test_the_panels_server_function_answers_a_slider_move(app_url) -> None:
     target = list(get_level("2-1").target_for("zh"))
     answer = live(app_url, {"level": "2-1", "lang": "zh", "gates": target, "saved": ""})
     assert answer["record"] is True and ">100.0<" in answer["view"]["gauge"]
+    assert game.load(answer["saved"]).progress["stars"] == {"2-1": 3}  # what 'record' will save, signed
     for bad in ({"level": "2-1", "lang": "zh", "gates": [9] * 8}, {"level": "nope"}, "x", None):
         assert set(live(app_url, bad)) == {"error"}  # a clear refusal, never a crash
 
@@ -162,3 +167,22 @@ def test_check_level_over_the_api_as_the_readme_shows(client: Client) -> None:
     assert set(good["quality"]) == {"all_equal", "random_median", "near_median", "ascent_steps"}
     bad = client.predict("title: x\nlang: fr\n", api_name="/check_level")
     assert bad["ok"] is False and "lang: must be zh or en, not 'fr'" in bad["errors"]
+
+
+def test_a_class_costs_the_server_little_per_move(app_url) -> None:
+    """What a slider move costs the server: its answer runs on the event loop (no worker thread), a better score
+    is saved by one POST outside the queue, and Gradio's per-event monitoring table is neither kept nor served."""
+    demo = app.build_app()
+    panel = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "panel")
+    assert inspect.iscoroutinefunction(panel.live) and panel.live.__name__ == "live"
+    config = httpx.get(f"{app_url}config").json()
+    served = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "panel")
+    record = next(d for d in config["dependencies"] if [served, "record"] in d["targets"])
+    assert record["queue"] is False and record["trigger_mode"] == "always_last"
+    assert httpx.get(f"{app_url}monitoring/summary").status_code == 403
+    with gr.Blocks() as other:
+        gr.Textbox()
+    queue = app.queue(other)._queue  # as launch() makes it
+    queue.events_recorded = 10**6  # however many events have passed…
+    past = [{"function": "f", "status": "success", "process_time": 0.01, "time": 0.0, "session_hash": "s"}]
+    assert queue.compute_analytics_summary(past) == {"functions": {}}  # …no table of them is built

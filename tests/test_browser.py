@@ -428,6 +428,25 @@ def test_tampered_storage_resets_without_a_crash(open_page) -> None:
     assert "保存的进度已损坏或被改动" in page.locator("#top").inner_text()  # the player is told, not left guessing
 
 
+def test_a_new_best_counts_at_once_and_is_kept(open_page) -> None:
+    """A better score (no star yet) is the best the gauge shows from the very next move on, and a reload still has
+    it: the live answer brought it back to the panel, and 'record' saved it in the browser."""
+    page = open_page("level=2-1&lang=zh")
+    stored = "() => localStorage.getItem('multi-head-dragon-progress')"
+    before = page.evaluate(stored)
+    best, worse = [0.5] * 7 + [0.0], [0.5] * 7 + [1.0]
+    assert float(engine_score("2-1", worse, "zh")) < float(engine_score("2-1", best, "zh")) < 70  # no star
+    page.locator("#mhd-s7").fill("0.0")
+    wait_score(page, engine_score("2-1", best, "zh"))
+    page.locator("#mhd-s7").fill("1.0")
+    wait_score(page, engine_score("2-1", worse, "zh"))
+    assert engine_score("2-1", best, "zh") in page.locator("#panel .best").text_content()
+    page.wait_for_function(f"(b) => ({stored})() !== b", arg=before)
+    page.reload()
+    wait_ready(page)
+    assert engine_score("2-1", best, "zh") in page.locator("#panel .best").text_content()
+
+
 def test_little_ts_advice_fades_when_the_player_moves_on(open_page) -> None:
     page = open_page("level=2-4&lang=zh")
     page.locator("#mhd-hint").click()

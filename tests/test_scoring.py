@@ -2,13 +2,14 @@
 
 import itertools
 import math
+import random
 
 import pytest
 import torch
 
 from dragon import HEADS, default_dragon
 from dragon.levels import load_levels
-from dragon.scoring import PERFECT, as_gates, ascent_path, gradient, hint, score, similarity, stars
+from dragon.scoring import PERFECT, Scorer, as_gates, ascent_path, gradient, hint, score, similarity, stars
 
 TEXT = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
 TARGET = [0.3, 0.0, 1.0, 0.0, 0.8, 0.2, 0.0, 0.6]
@@ -148,3 +149,26 @@ def test_score_zero_still_has_a_way_up(reading) -> None:
     assert grad.abs().max() > 0
     h = hint(reading, orthogonal, TARGET)
     assert h.score_after > 0 and not h.done
+
+
+# --- the live answer's fast paths: the same numbers, less work --------------------------------------------------
+
+
+def test_plain_numbers_become_the_same_tensor_as_the_checked_path_makes() -> None:
+    for values in ([0.5] * 8, [0, 1, 0.25, 1, 0, 0.3, 0.7, 1.0], [0.12345] * 8, (0.1,) * 8, [True] + [0.5] * 7):
+        fast = as_gates(values)
+        assert fast.dtype == torch.float32 and torch.equal(fast, torch.as_tensor(values, dtype=torch.float64).float())
+    for bad in ([0.5] * 7, [1.5] + [0.5] * 7, [-0.1] * 8, [float("nan")] * 8, ["0.5"] * 8):
+        with pytest.raises(ValueError):
+            as_gates(bad)
+
+
+@pytest.mark.parametrize("level", SLIDER_LEVELS, ids=lambda lv: lv.id)
+def test_a_scorer_gives_exactly_the_score(level) -> None:
+    rng = random.Random(level.id)
+    for lang in ("zh", "en"):
+        reading = default_dragon().read(level.text[lang], level.reads_as(lang))
+        target = level.target_for(lang)
+        scorer = Scorer(reading, target)
+        for gates in [[0] * 8, [1] * 8, list(target), *([round(rng.random(), 2) for _ in HEADS] for _ in range(20))]:
+            assert scorer(gates) == score(reading, gates, target)

@@ -1,6 +1,7 @@
 """UI pieces without a browser: escaping, handlers' state passing, views, the panel's live answer."""
 
 import dataclasses
+import random
 import re
 
 import pytest
@@ -103,6 +104,37 @@ def test_record_saves_in_the_returned_state_only() -> None:
     assert game.load(saved).progress["stars"] == {}  # the input was not mutated
     assert play.record(ZH, saved, [0.0] * 8) != {}  # a first score of 0 is still a best
     assert play.record(ZH, out["saved"], [0.5] * 8) == {}  # no better than the record: nothing to save
+
+
+def test_live_brings_back_what_record_saves() -> None:
+    """A better score: the live answer carries the progress 'record' will save, so the next move counts it at once."""
+    saved, gates = fresh(), [0.2, 0.9, 0.4, 0.1, 0.3, 0.6, 0.5, 0.7]
+    answer = play.live({**ZH, "gates": gates, "saved": saved})
+    assert answer["record"] is True and answer["saved"] == play.record(ZH, saved, gates)["saved"]
+    again = play.live({**ZH, "gates": gates, "saved": answer["saved"]})
+    assert again["record"] is False and "saved" not in again
+    s = play.level_score(get_level("2-1"), "zh", gates)
+    assert f"{s:.1f}" in again["view"]["gauge"].split('class="best">')[1].split("<")[0]  # the best shown: this score
+
+
+def scores_between(low: float, high: float, count: int) -> list[list[float]]:
+    """Gate vectors scoring in [low, high) on 2-1 (zh), worst first."""
+    rng, found = random.Random(3), []
+    while len(found) < count:
+        gates = [round(rng.random(), 2) for _ in range(8)]
+        if low <= play.level_score(get_level("2-1"), "zh", gates) < high:
+            found.append(gates)
+    return sorted(found, key=lambda g: play.level_score(get_level("2-1"), "zh", g))
+
+
+def test_record_sends_the_panel_and_the_top_only_when_they_change() -> None:
+    first, second = scores_between(40.2, 49.8, 2)  # better and better, no star, the XP within one ten
+    out = play.record(ZH, fresh(), first)
+    assert set(out) == {"saved", "top"} and "panel" not in out  # XP from the first best: the top changes
+    better = play.record(ZH, out["saved"], second)
+    assert set(better) == {"saved"}  # the same XP and stars: only the browser's copy of the progress
+    star = play.record(ZH, better["saved"], list(get_level("2-1").target_for("zh")))
+    assert {"saved", "top", "panel"} <= set(star) and star["panel"]["saved"] == star["saved"]
 
 
 def test_record_ignores_bad_gates_and_non_slider_levels() -> None:

@@ -3,7 +3,7 @@
 import gradio as gr
 
 from . import components, rooms
-from .play import live
+from .play import live, on_event_loop
 from .text import i18n_key
 from .waits import wait
 
@@ -14,7 +14,7 @@ def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:
     c["saved"] = gr.BrowserState(None, storage_key="multi-head-dragon-progress", secret="multi-head-dragon")
     c["boot"] = gr.Textbox(visible=False)
     c["top"] = components.top()
-    c["panel"] = components.panel(live)
+    c["panel"] = components.panel(on_event_loop(live))  # a slider move, answered on the event loop
     c["sandbox"] = components.sandbox()  # under the sliders: each head's words, the real model, make a level
     c["quiz"] = components.quiz()
     c["lab"] = components.lab([*rooms.EVENTS, "next"], wait)  # "next": the next level, a page event

@@ -3,15 +3,16 @@
 Each handler takes the player's state in and returns a dict of named outputs (state included); what it gives the
 panel is a dict of the panel component's properties (only those that change)."""
 
+import functools
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from dragon import api, game, teacher_levels
 from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import LANGS, Level, all_levels
-from dragon.scoring import ascent_path, score, stars
+from dragon.scoring import Scorer, ascent_path, stars
 
 from . import views
 from .draw import coach_html, dragon_svg, esc, gauge_html, star_text, why_html
@@ -42,10 +43,17 @@ def cap(progress: dict, level_id: str, extra_hints: int = 0, at_least: int = 0) 
 # --- views ------------------------------------------------------------------------------------------------
 
 
+def level_score(level: Level, lang: str, gates: list[float]) -> float:
+    """score(reading, gates, target) on the level's text, the target's side worked out once (kept on the reading)."""
+    reading = api.level_reading(level, lang)
+    target = level.target_for(lang)
+    return views.kept(reading, ("scorer", target), lambda: Scorer(reading, target))(gates)
+
+
 def live_view(level: Level, lang: str, gates: list[float], progress: dict) -> tuple[dict, bool]:
     """What a slider move changes (the gauge and the comparison), and whether it beats the player's record."""
     reading = api.level_reading(level, lang)
-    s = score(reading, gates, level.target_for(lang))
+    s = level_score(level, lang, gates)
     earned = stars(s, game.hints_used(progress, level.id))
     best = progress["best"].get(level.id)
     improved = earned > progress["stars"].get(level.id, 0) or round(s, 2) > (best if best is not None else -1.0)
@@ -186,7 +194,9 @@ def live(payload: dict | None) -> dict:
     """A slider moved: {level, lang, gates, saved} → the new gauge and comparison, and whether to record.
 
     Called by the panel's script, outside Gradio's queue; the progress comes signed from the browser, and
-    nothing is saved here: when `record` is true the script fires the 'record' event, which saves."""
+    nothing is saved here: when `record` is true the answer also carries the progress with this score kept (signed:
+    what 'record' saves), which the script sends with its next moves, and the script fires the 'record' event,
+    which saves it in the browser."""
     try:
         if not isinstance(payload, dict):
             raise ValueError("payload must be an object")
@@ -202,7 +212,23 @@ def live(payload: dict | None) -> dict:
         return {"error": str(err)}
     progress = game.load(payload.get("saved")).progress
     view, improved = live_view(level, lang, gates, progress)
-    return {"level": level.id, "view": view, "record": improved}
+    answer = {"level": level.id, "view": view, "record": improved}
+    if improved:  # what 'record' will save: the script scores the next moves against it at once
+        answer["saved"] = game.save(recorded(level, lang, gates, progress)[0])
+    return answer
+
+
+def on_event_loop(fn: Callable[[dict | None], dict]) -> Callable:
+    """`fn` as a coroutine function of the same name, so that Gradio awaits it on its event loop instead of handing it
+    to a worker thread: a slider move's answer is well under a millisecond of work once the level is read (its
+    readings and the target's side are kept), less than the hand-over to a thread and back, and on the loop it never
+    waits for the GIL behind a queued event running in a thread."""
+
+    @functools.wraps(fn)
+    async def run(payload: dict | None) -> dict:
+        return fn(payload)
+
+    return run
 
 
 def sandbox_reading(code) -> Reading:
@@ -248,23 +274,33 @@ def record(state: State, saved: Saved, gates: Gates) -> dict:
     if ctx is None:
         return {}
     level, lang, progress, g = ctx
-    s = score(api.level_reading(level, lang), g, level.target_for(lang))
+    better = recorded(level, lang, g, progress)
+    if better is None:
+        return {}
+    top_before = progress_props(level, lang, progress, session_of(state))
+    progress, before, earned = better
+    out: dict = {"saved": game.save(progress)}
+    top = progress_props(level, lang, progress, session_of(state))
+    if top != top_before:  # the XP (a tenth of each best) or the stars moved: most better scores change neither
+        out["top"] = top
+    if earned > before:  # a new star: the panel celebrates (a better score alone: the script already has `saved`)
+        out["panel"] = {
+            "saved": out["saved"], "won": f"won w{earned}", "next": won_html(level, lang, progress),
+            "actions": buttons_html(level, lang, progress, session_of(state)["exam"]),
+            **({"feedback": why_block(level, lang)} if before == 0 else {}),
+        }  # fmt: skip
+    return out
+
+
+def recorded(level: Level, lang: str, gates: list[float], progress: dict) -> tuple[dict, int, int] | None:
+    """If these gates beat the player's record on the level (more stars, or a better score to 2 decimals): the
+    progress with the score kept, the stars before and the stars now; else None."""
+    s = level_score(level, lang, gates)
     earned = stars(s, game.hints_used(progress, level.id))
     before = progress["stars"].get(level.id, 0)
     if earned <= before and round(s, 2) <= progress["best"].get(level.id, -1.0):
-        return {}
-    progress = game.record(progress, level.id, s, earned)
-    out: dict = {"saved": game.save(progress), "top": progress_props(level, lang, progress, session_of(state))}
-    panel: dict = {"saved": out["saved"]}
-    if earned > before:
-        panel.update(
-            won=f"won w{earned}", next=won_html(level, lang, progress),
-            actions=buttons_html(level, lang, progress, session_of(state)["exam"]),
-        )
-        if before == 0:
-            panel["feedback"] = why_block(level, lang)
-    out["panel"] = panel
-    return out
+        return None
+    return game.record(progress, level.id, s, earned), before, earned
 
 
 def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: str = "", exam: bool = False,

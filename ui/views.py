@@ -1,5 +1,7 @@
 """Views of a level for one player: pure functions from (level, language, gates, progress) to HTML strings."""
 
+import functools
+
 import numpy as np
 
 from dragon import api, game
@@ -47,6 +49,21 @@ def header_html(lang: str, progress: dict) -> str:
     )
 
 
+def kept(reading: Reading, key, make):
+    """make() worked out once per reading and key and kept on the reading (a frozen dataclass: into its __dict__, as
+    functools.cached_property does), so it goes when the dragon's cache lets the reading go. For what a slider move
+    needs that does not depend on the gates."""
+    memo = reading.__dict__.setdefault("_kept", {})
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
+def silent_of(reading: Reading) -> list[str]:
+    """api.silent_heads, kept on the reading."""
+    return kept(reading, "silent", lambda: api.silent_heads(reading))
+
+
 def unit(v: np.ndarray) -> np.ndarray:
     n = float(np.linalg.norm(v))
     return v / n if n > 1e-12 else v * 0.0
@@ -54,8 +71,8 @@ def unit(v: np.ndarray) -> np.ndarray:
 
 def word_shares(reading: Reading, gates) -> np.ndarray:
     """(T,) each word's share of the attention the gated heads pay to words (sink excluded): the mix's picture."""
-    received = reading.weights[:, 1:, 1:].sum(dim=1).numpy().astype(np.float64)  # (h, T) summed over query rows
-    mixed = np.asarray(gates, dtype=np.float64) @ received
+    received = kept(reading, "received", lambda: reading.weights[:, 1:, 1:].sum(dim=1).numpy().astype(np.float64))
+    mixed = np.asarray(gates, dtype=np.float64) @ received  # received: (h, T) summed over query rows
     total = mixed.sum()
     return mixed / total if total > 1e-12 else np.zeros_like(mixed)
 
@@ -66,7 +83,11 @@ MIX_RGB, OVER_RGB, UNDER_RGB = (91, 33, 182), (234, 88, 12), (29, 78, 216)  # th
 def ink(rgb: tuple[int, int, int], alpha: float) -> str:
     """' dark' (white type) where a word's shade, `rgb` at `alpha` over white, is dark enough that black type would fall
     under 4.5 : 1 (relative luminance under 0.18, where white type has at least 4.5 : 1), else '' (black type)."""
-    a = round(min(max(alpha, 0.0), 1.0), 2)  # as the page draws it (--a has two decimals)
+    return _ink(rgb, round(min(max(alpha, 0.0), 1.0), 2))  # as the page draws it (--a has two decimals)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ink(rgb: tuple[int, int, int], a: float) -> str:
     lin = [((c / 255 + 0.055) / 1.055) ** 2.4 if c / 255 > 0.04045 else c / 255 / 12.92
            for c in (255 * (1 - a) + ch * a for ch in rgb)]  # fmt: skip
     return " dark" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] < 0.18 else ""
@@ -74,14 +95,16 @@ def ink(rgb: tuple[int, int, int], alpha: float) -> str:
 
 def highlight_html(reading: Reading, gates, target, lang: str) -> str:
     """Your fusion beside the target: the text twice, each word shaded by the attention it receives."""
-    mine, goal = word_shares(reading, gates), word_shares(reading, target)
+    mine, goal = word_shares(reading, gates), kept(reading, ("shares", tuple(target)), lambda: word_shares(reading, target))
     top = max(float(mine.max(initial=0.0)), float(goal.max(initial=0.0)), 1e-9)
+    tokens = kept(reading, "esc_tokens", lambda: [esc(tok) for tok in reading.tokens])
 
     def strip(values: np.ndarray, title: str, cls: str) -> str:
+        said = esc(title)  # esc works letter by letter: esc(a + b) is esc(a) + esc(b)
         words = "".join(
             f'<span class="w{ink(MIX_RGB, v / top)}" style="--a:{v / top:.2f}" '
-            f'data-tip="{esc(f"{title}: {tok} {v:.2f}")}">{esc(tok)}</span>'
-            for tok, v in zip(reading.tokens, values, strict=True)
+            f'data-tip="{said}: {tok} {v:.2f}">{tok}</span>'
+            for tok, v in zip(tokens, values.tolist(), strict=True)
         )
         return (
             f'<figure class="hl {cls}"><figcaption>{esc(title)}</figcaption>'
@@ -134,11 +157,9 @@ def difference_html(tokens: list[str], mine: np.ndarray, goal: np.ndarray, lang:
 
 def profiles(reading: Reading, gates, target) -> tuple[list[float], list[float]]:
     """Your and the target's head profiles: each head's share of the fused output, as unit vectors."""
-    sizes = reading.head_sizes.numpy().astype(np.float64)
-    return (
-        unit(np.asarray(gates, dtype=np.float64) * sizes).tolist(),
-        unit(np.asarray(target, dtype=np.float64) * sizes).tolist(),
-    )
+    sizes = kept(reading, "sizes", lambda: reading.head_sizes.numpy().astype(np.float64))
+    goal = kept(reading, ("profile", tuple(target)), lambda: unit(np.asarray(target, dtype=np.float64) * sizes).tolist())
+    return unit(np.asarray(gates, dtype=np.float64) * sizes).tolist(), list(goal)
 
 
 def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
@@ -146,7 +167,7 @@ def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
     target = level.target_for(lang)
     if level.show == "silhouette":
         mine, goal = profiles(reading, gates, target)
-        return profile_html(mine, goal, api.silent_heads(reading), lang) + (
+        return profile_html(mine, goal, silent_of(reading), lang) + (
             f'<p class="note">{esc(t("profile_note", lang))}</p>'
         )
     return highlight_html(reading, gates, target, lang)

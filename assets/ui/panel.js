@@ -6,6 +6,8 @@
 // re-rendered only when the server changes the panel (a button's answer, a new level). props.value (the gates
 // Gradio sends with an event) is brought up to date just before each event: 'record' (the score beat the
 // player's record: save it), and the buttons 'hint', 'demo', 'reset', 'reveal', 'next'.
+// The progress each move is scored against is the server's (props.saved), or the better one a live answer brought
+// back (what 'record' saves), so the next move already counts the new best without waiting for 'record'.
 const ACTIONS = ["hint", "demo", "reset", "reveal", "next"];
 const LIVE = ["gauge", "compare", "say"];
 let gates = (props.value || []).slice();
@@ -16,6 +18,8 @@ let epoch = 0; // bumped whenever the server sets the sliders: answers for older
 let scrollWanted = false;
 let hintStale = false;
 let lastAck = props.ack;
+let saved = props.saved;
+let savedAt = 0; // bumped whenever the server sets props.saved: a live answer sent before that keeps out of it
 
 const root = () => element.querySelector(".mhd-panel");
 const round2 = (v) => Math.round(v * 100) / 100;
@@ -83,12 +87,14 @@ function live() {
   }
   busy = true;
   const sent = epoch;
+  const sentAt = savedAt;
   const level = props.level;
   server
-    .live({ level: level, lang: props.lang, gates: gates.slice(), saved: props.saved, code: props.code || "" })
+    .live({ level: level, lang: props.lang, gates: gates.slice(), saved: saved, code: props.code || "" })
     .then((answer) => {
       if (!answer || !answer.view || sent !== epoch || level !== props.level) return;
       for (const key of LIVE) if (key in answer.view) view[key] = answer.view[key];
+      if (answer.saved && sentAt === savedAt) saved = answer.saved;
       paint();
       if (answer.record) {
         sync();
@@ -211,6 +217,11 @@ watch(["gauge", "compare", "say"], () => {
   view.gauge = props.gauge;
   view.compare = props.compare;
   view.say = props.say || "";
+});
+// The server set the progress (a new level, a button's answer, a new star): moves are scored against it.
+watch("saved", () => {
+  saved = props.saved;
+  savedAt += 1;
 });
 // The server set the sliders (a new level, the demo, start over): take its gates, drop answers for older ones.
 watch("value", () => {
