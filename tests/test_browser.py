@@ -445,6 +445,7 @@ def test_a_new_best_counts_at_once_and_is_kept(open_page) -> None:
     page.reload()
     wait_ready(page)
     assert engine_score("2-1", best, "zh") in page.locator("#panel .best").text_content()
+    shot(page, "best-kept-after-reload")
 
 
 def test_little_ts_advice_fades_when_the_player_moves_on(open_page) -> None:

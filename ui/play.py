@@ -220,9 +220,9 @@ def live(payload: dict | None) -> dict:
 
 def on_event_loop(fn: Callable[[dict | None], dict]) -> Callable:
     """`fn` as a coroutine function of the same name, so that Gradio awaits it on its event loop instead of handing it
-    to a worker thread: a slider move's answer is well under a millisecond of work once the level is read (its
-    readings and the target's side are kept), less than the hand-over to a thread and back, and on the loop it never
-    waits for the GIL behind a queued event running in a thread."""
+    to a worker thread: a slider move's answer is well under a millisecond of work once the level is read (the
+    target's side of the score and the picture's fixed parts are kept on the reading), less than the hand-over to a
+    thread and back, with the GIL passed each way."""
 
     @functools.wraps(fn)
     async def run(payload: dict | None) -> dict:
