@@ -302,3 +302,14 @@ def test_4_2s_figures_and_4_4s_model_say_when_and_where_this_server_computed_the
     api.prune_best(0)
     body = rooms.lab_props(get_level("4-4"), "zh", game.new_progress())["body"]
     assert time.strftime("%H:%M", time.gmtime(grown["computed_at"])) in body and f"{grown['seconds']:.1f} 秒" in body
+
+
+def test_an_answer_that_changes_no_star_leaves_the_top_alone() -> None:
+    """A class pressing at once: each page redraws only what changed (the top only for new XP or stars)."""
+    out = answered("race", session("3-2", "en"), game.save(game.new_progress()), {"guess": "2"})
+    assert "lab" in out and "saved" in out and "top" not in out
+    from dragon.lessons import race as race_lesson
+
+    right = race_lesson.work_reading(out["session"]["lab"]["result"])
+    read = rooms.answer("check", out["session"], out["saved"], {"work": right})
+    assert read["session"]["lab"]["stars"] >= 1 and "top" in read  # a star: XP and the picker's stars change

@@ -138,11 +138,11 @@ def answer(event: str, state: State, saved: Saved, data: EventData = None) -> di
     shown = {"lab": lab_props(level, lang, after, attempt), "session": session}
     if not action.scored:
         return shown
-    return {
-        **shown,
-        "saved": game.save(after),
-        "top": progress_props(level, lang, after),
-    }
+    shown["saved"] = game.save(after)
+    top = progress_props(level, lang, after)
+    if top != progress_props(level, lang, progress):  # XP or stars changed: the top is drawn again, else left alone
+        shown["top"] = top
+    return shown
 
 
 def handler(event: str) -> Callable[..., dict]:
