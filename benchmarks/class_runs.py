@@ -22,22 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.app import start_server  # noqa: E402
+from benchmarks.app import start_server, wait_warm  # noqa: E402
 
 CONTEXTS = int(os.environ.get("CLASS_CONTEXTS", "30"))
 GOAL_S = 20.0
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium")
 RESULT_3_4 = "#lab .heads-result"
 RESULT_4_3 = "#lab .snaps"
-
-
-def warm(url: str) -> None:
-    """Wait for the server's own runs of 3-4 and 4-3 (its API answers once they are trained)."""
-    from gradio_client import Client
-
-    client = Client(url, verbose=False)
-    client.predict(api_name="/heads_experiment")
-    client.predict(600, 0, api_name="/grow")
 
 
 OPENING = 5  # pages loading at once (not timed: the class opens the page before the teacher says "go")
@@ -93,7 +84,7 @@ def main() -> None:
     proc, url, _ = start_server("app.py")
     try:
         t0 = time.perf_counter()
-        warm(url)
+        wait_warm(url)
         summary = {"contexts": CONTEXTS, "warm_up_s": round(time.perf_counter() - t0, 1)}
         summary.update(asyncio.run(class_of(url)))
     finally:
