@@ -235,7 +235,7 @@ def race(lengths: list[int] | None = None) -> dict:
     each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal). It runs in the server's
     lane (dragon/runs.py), so no other race or training shares its clock."""
     lengths = race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths)
-    return LANE.run_now(f"race/{secrets.token_hex(8)}", lambda report: _timed_race(lengths), "race")
+    return LANE.run_now(f"race/{secrets.token_hex(8)}", lambda report: _timed_race(lengths, report), "race")
 
 
 def _reference(length: int) -> tuple[str, Callable, tuple[bool, object]]:
@@ -248,8 +248,8 @@ def _reference(length: int) -> tuple[str, Callable, tuple[bool, object]]:
 def race_reference(length: int) -> dict:
     """The speed-up at one length over repeated races on the serving device (run once per server, in the lane, then
     shared): speedups, lo and hi, the range a guess of 3-2 is scored against."""
-    key, compute, (found, result) = _reference(length)
-    return result if found else LANE.run_now(key, compute, "race", level="3-2")
+    key, compute, found = _reference(length)
+    return LANE.run_now(key, compute, "race", level="3-2", known=found)
 
 
 def race_reference_run(length: int) -> Run:
@@ -284,8 +284,8 @@ def heads_experiment(seed: int = 0) -> dict:
     parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. A seed gives one
     result, so it is trained once per server, in the lane, and shared (a later caller waits for that run, not for a
     run of its own; only the first one asks for a GPU)."""
-    key, compute, (found, result) = _heads(seed)
-    return result if found else LANE.run_now(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed))
+    key, compute, found = _heads(seed)
+    return LANE.run_now(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed), known=found)
 
 
 def facts() -> dict:
@@ -358,8 +358,8 @@ def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], objec
     """Eight heads trained live from random weights on six relations (steps 30…3000): loss and specialisation
     curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation.
     Trained once per server for (steps, seed), in the lane."""
-    key, compute, (found, result) = _grow(steps, seed, progress)
-    return result if found else LANE.run_now(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed))
+    key, compute, found = _grow(steps, seed, progress)
+    return LANE.run_now(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed), known=found)
 
 
 def prune(active: list[int], seed: int = 0) -> dict:

@@ -89,29 +89,30 @@ class Lane:
             if run is not None and run.state != "failed":
                 self._runs.move_to_end(key)
                 return run
+            if run is not None:
+                self._ids.pop(run.id, None)  # a failed run is tried again under a new id
             if known[0]:
                 run = Run(key, kind, compute, level=level, seed=seed, state="done", fraction=1.0, result=known[1],
                           finished_at=time.time(), seconds=0.0)  # fmt: skip
-                self._runs[key] = run
-                self._ids[run.id] = run
                 run.done.set()
-                self._forget()
-                return run
-            if run is not None:
-                self._ids.pop(run.id, None)  # a failed run is tried again under a new id
+                return self._register(run)
             if len(self._queue) >= MAX_QUEUED:
                 raise LaneFullError(f"{MAX_QUEUED} runs are waiting already")
             run = Run(key, kind, compute, level=level, seed=seed, order=next(self._order))
-            self._runs[key] = run
-            self._ids[run.id] = run
             self._queue.append(run)
             self._queue.sort(key=lambda r: (KINDS.index(r.kind), r.order))
-            self._forget()
             if self._worker is None:
                 self._worker = threading.Thread(target=self._work, name="dragon-lane", daemon=True)
                 self._worker.start()
             self._cv.notify_all()
-            return run
+            return self._register(run)
+
+    def _register(self, run: Run) -> Run:
+        """Remember a new run by its key and its id (the caller holds the lock)."""
+        self._runs[run.key] = run
+        self._ids[run.id] = run
+        self._forget()
+        return run
 
     def get(self, key: str) -> Run | None:
         with self._cv:
@@ -146,9 +147,12 @@ class Lane:
         """Wait at most `seconds` for the run to end; whether it has."""
         return run.done.wait(seconds)
 
-    def run_now(self, key: str, compute: Compute, kind: str, level: str = "", seed: int | None = None) -> Any:
-        """The result for key, waiting for the lane (a caller already in the lane computes it at once, reporting to
-        the run it is part of)."""
+    def run_now(self, key: str, compute: Compute, kind: str, level: str = "", seed: int | None = None,
+                known: tuple[bool, Any] = (False, None)) -> Any:
+        """The result for key: the `known` one at once, else waiting for the lane (a caller already in the lane
+        computes it at once, reporting to the run it is part of)."""
+        if known[0]:
+            return known[1]
         if self.in_lane():
             running = self.running()
             return compute(running.report if running is not None else lambda *a, **k: None)
