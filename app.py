@@ -7,17 +7,20 @@ import sys
 from pathlib import Path
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 import dragon
 from dragon import api as core_api
 from dragon.levels import LevelError, load_levels
 from ui import handlers, play, quiz, rooms, sandbox, teacher_box
+from ui.first_script import FirstScript
 from ui.layout import build
 from ui.text import i18n_tables
 
 UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
 BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
 HEAD_SCRIPTS = ("head.js", "exports.js")  # in <head>: the link and projector mode first, then the exports' helpers
+FIRST_SCRIPT = "idle.js"  # before Gradio's modules: no frames drawn for nothing on an idle page
 
 PROPS = {"top", "panel", "quiz", "lab", "codes", "sandbox", "teacher"}  # custom HTML components: handlers give them a
 # dict of properties
@@ -276,6 +279,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         enable_monitoring=False,  # no /monitoring page (its table is not kept: see NO_EVENT_TABLE)
         prevent_thread_lock=True,
         quiet=not block,
+        app_kwargs={"middleware": [Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8"))]},
     )
     if warm_up:
         rooms.warm_up()

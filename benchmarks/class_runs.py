@@ -43,7 +43,7 @@ async def open_level(page, url: str, level: str, gate: asyncio.Semaphore) -> Non
 async def press(page, act: str, result: str) -> float:
     """Press a lab button; the seconds until its result is on screen."""
     t0 = time.perf_counter()
-    await page.click(f"#mhd-lab-{act}")
+    await page.click(f"#mhd-lab-{act}", force=True)  # a real click, without Playwright's wait for 30 pages to be still
     await page.wait_for_selector(result, timeout=60_000)
     return time.perf_counter() - t0
 
