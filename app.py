@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import logging
 import os
 import sys
 from pathlib import Path
@@ -11,8 +12,10 @@ from starlette.middleware import Middleware
 
 import dragon
 from dragon import api as core_api
+from dragon.checks import mended
 from dragon.levels import LevelError, load_levels
 from ui import handlers, play, quiz, rooms, sandbox, teacher_box
+from ui.body_limit import BodyLimit
 from ui.first_script import FirstScript
 from ui.layout import build
 from ui.text import i18n_tables
@@ -63,7 +66,7 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
 
     def with_data(*args):
         *inputs, evt = args
-        return run(*inputs, getattr(evt, "_data", None))
+        return run(*inputs, mended(getattr(evt, "_data", None)))  # a lone surrogate sent by a script: U+FFFD
 
     # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
@@ -74,17 +77,44 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
     return with_data, [c[n] for n in outputs]
 
 
+REFUSED = logging.getLogger("dragon.refused")  # a refused input: one line in the log, no traceback
+MAX_MESSAGE = 400  # a refusal's message at most (what it quotes of the input is cut shorter still: dragon/checks.py)
+
+
+def refusal(where: str, message: str) -> gr.Error:
+    """The error a caller gets for bad input: the clear message, logged once on one line, no traceback printed."""
+    message = " ".join(str(message).split())[:MAX_MESSAGE]
+    REFUSED.warning("refused %s: %s", where, message)
+    return gr.Error(message, print_exception=False)
+
+
 def api_error(fn):
     """Public endpoints: bad input becomes a gr.Error with the engine's clear message, never a traceback."""
 
     @functools.wraps(fn)  # keeps the typed signature that gr.api documents
     def wrapped(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
-        except ValueError as err:
-            raise gr.Error(str(err)) from None
+            return fn(*mended(args), **mended(kwargs))  # half an emoji (a lone surrogate) becomes U+FFFD
+        except (ValueError, OverflowError) as err:  # OverflowError: a number like 10^400 where a float is needed
+            raise refusal(fn.__name__, str(err)) from None
 
     return wrapped
+
+
+def count_inputs(demo: gr.Blocks) -> None:
+    """A call with too few inputs is told which it needs (Gradio's own check raises a ValueError that reaches the
+    caller as `error: null`, after printing every input it got)."""
+    check = demo.validate_inputs
+
+    def validate(block_fn, inputs: list) -> None:
+        try:
+            check(block_fn, inputs)
+        except ValueError:
+            names = list(inspect.signature(block_fn.fn).parameters) if block_fn.fn else []
+            wanted = ", ".join(names) if len(names) == len(block_fn.inputs) else f"{len(block_fn.inputs)} values"
+            raise refusal(block_fn.name or "an event", f"needs {wanted}; got {len(inputs)} inputs") from None
+
+    demo.validate_inputs = validate
 
 
 def levels() -> list[dict]:
@@ -247,6 +277,7 @@ def build_app() -> gr.Blocks:
             timed = TIMED if name in ("race", "heads_experiment", "grow") else {}
             gr.api(api_error(endpoint), api_name=name, **timed)
     demo.i18n_for_launch = i18n
+    count_inputs(demo)
     return demo
 
 
@@ -279,7 +310,8 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         enable_monitoring=False,  # no /monitoring page (its table is not kept: see NO_EVENT_TABLE)
         prevent_thread_lock=True,
         quiet=not block,
-        app_kwargs={"middleware": [Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8"))]},
+        app_kwargs={"middleware": [  # bodies over 1 MiB refused unread; a script before Gradio's modules
+            Middleware(BodyLimit), Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8"))]},
     )
     if warm_up:
         rooms.warm_up()

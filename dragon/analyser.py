@@ -7,6 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .checks import brief
 from .lexicon import USER_DICT, Lexicon, classical_dictionary, load_lexicon
 from .sound import rhymes
 
@@ -375,7 +376,7 @@ def analyse(text: str, lang: str = "auto", max_tokens: int = MAX_TOKENS) -> Anal
     if not isinstance(text, str):
         raise ValueError("text must be a string")
     if lang not in ("auto", "zh", "en"):
-        raise ValueError(f"lang must be 'auto', 'zh' or 'en', not {lang!r}")
+        raise ValueError(f"lang must be 'auto', 'zh' or 'en', not {brief(lang)}")
     cut = len(text) > MAX_CHARS
     text = clean(text[:MAX_CHARS]).strip()
     if not text:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from . import chapter1 as chapter1_lesson
 from . import game as game_rules
 from . import margins, teacher_levels
+from .checks import brief
 from .claims import measure, silent_heads
 from .config import HEADS
 from .device import best_device
@@ -34,7 +35,7 @@ from .shared import known, once
 
 def check_lang(lang: str) -> str:
     if lang not in LANGS:
-        raise ValueError(f"lang must be one of {', '.join(LANGS)}, not {lang!r}")
+        raise ValueError(f"lang must be one of {', '.join(LANGS)}, not {brief(lang)}")
     return lang
 
 
@@ -194,7 +195,7 @@ def text_reading(text: str, lang: str) -> Reading:
 def head_index(head: str) -> int:
     name = head.strip().lower() if isinstance(head, str) else head
     if name not in HEADS:
-        raise ValueError(f"unknown head {head!r}; the heads are {', '.join(HEADS)}")
+        raise ValueError(f"unknown head {brief(head)}; the heads are {', '.join(HEADS)}")
     return HEADS.index(name)
 
 
@@ -206,7 +207,7 @@ def token_position(reading: Reading, word: str) -> int:
             hits = [i for i, t in enumerate(reading.tokens) if match(t)]
             if hits and w:
                 return hits[0]
-    raise ValueError(f"word {word!r} is not a token of the text; its tokens are: {' / '.join(reading.tokens)}")
+    raise ValueError(f"word {brief(word)} is not a token of the text; its tokens are: {' / '.join(reading.tokens)}")
 
 
 def head_math(text: str, lang: str, word: str, head: str) -> dict:

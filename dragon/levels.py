@@ -7,6 +7,7 @@ from pathlib import Path
 
 import yaml
 
+from .checks import brief
 from .claims import check_level
 from .config import HEADS
 from .engine import default_dragon
@@ -342,5 +343,5 @@ def all_levels(directory: Path = LEVEL_DIR) -> dict[str, Level]:
 def get_level(level_id: str) -> Level:
     levels = all_levels()
     if not isinstance(level_id, str) or level_id not in levels:
-        raise ValueError(f"unknown level {level_id!r}; levels are {', '.join(levels)}")
+        raise ValueError(f"unknown level {brief(level_id)}; levels are {', '.join(levels)}")
     return levels[level_id]

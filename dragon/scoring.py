@@ -1,8 +1,10 @@
 """Score gates against a target, hint from the real gradient, and the goddess's ascent path."""
 
 import math
+import numbers
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from .config import HEADS
@@ -13,19 +15,25 @@ PERFECT = 99.0  # at or above this score a hint may say "nothing left to tune"; 
 
 
 def as_gates(values, name: str = "gates") -> torch.Tensor:
-    """Validate 8 numbers in [0, 1] (no NaN) and return them as a float tensor."""
-    if (
-        isinstance(values, (list, tuple))
-        and len(values) == len(HEADS)
-        and all(type(v) in (float, int) and 0 <= v <= 1 for v in values)
-    ):  # plain numbers already in range (a slider move): the same tensor, without a tensor per check
-        return torch.tensor(values, dtype=torch.float32)
+    """Validate 8 numbers in [0, 1] (no NaN, no bool, no nested list) and return them as a float tensor. A list is
+    checked as sent (its length first, so a list of ten million is refused at once); a tensor or array as it is."""
+    n = len(HEADS)
+    if isinstance(values, list | tuple):
+        if len(values) != n:
+            raise ValueError(f"{name} must have {n} values (one per head), got {len(values)}")
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in values):
+            raise ValueError(f"{name} must be a list of {n} numbers between 0 and 1")  # no bool, str, None, list
+        if not all(math.isfinite(v) if not isinstance(v, numbers.Integral) else True for v in values):
+            raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
+        if not all(0 <= v <= 1 for v in values):
+            raise ValueError(f"{name} must each lie between 0 and 1")
+        return torch.tensor([float(v) for v in values], dtype=torch.float32)
     try:
         g = torch.as_tensor(values, dtype=torch.float64).flatten()
-    except (TypeError, ValueError, RuntimeError) as err:
-        raise ValueError(f"{name} must be a list of {len(HEADS)} numbers between 0 and 1") from err
-    if g.numel() != len(HEADS):
-        raise ValueError(f"{name} must have {len(HEADS)} values (one per head), got {g.numel()}")
+    except (TypeError, ValueError, RuntimeError, OverflowError) as err:
+        raise ValueError(f"{name} must be a list of {n} numbers between 0 and 1") from err
+    if g.numel() != n:
+        raise ValueError(f"{name} must have {n} values (one per head), got {g.numel()}")
     if not torch.isfinite(g).all():
         raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
     if (g < 0).any() or (g > 1).any():

@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import gradio as gr
@@ -186,3 +187,49 @@ def test_a_class_costs_the_server_little_per_move(app_url) -> None:
     queue.events_recorded = 10**6  # however many events have passed…
     past = [{"function": "f", "status": "success", "process_time": 0.01, "time": 0.0, "session_hash": "s"}]
     assert queue.compute_analytics_summary(past) == {"functions": {}}  # …no table of them is built
+
+
+BIG = "1" + "0" * 400  # 10^400 as a JSON number: an int Python cannot turn into a float
+
+
+@pytest.mark.parametrize(
+    "endpoint, data, message",
+    [
+        ("play", '["2-1", [true, true, true, true, true, true, true, true], "en"]', "8 numbers"),  # bools are no gates
+        ("play", '["2-1", [[0.5], [0.5], [0.5], [0.5], [0.5], [0.5], [0.5], [0.5]], "en"]', "8 numbers"),
+        ("play", '["2-1"]', "needs level_id, gates, lang; got 1"),  # a missing argument, named
+        ("grow", f"[{BIG}, 0]", "steps must be in 30…3000, not a number of 401 digits"),
+        ("grow", f"[600, {BIG}]", "seed must be in 0…2147483647, not a number of 401 digits"),
+        ("grow", "[600, 1e400]", "seed must be a whole number"),  # 1e400 reads as infinity
+        ("race", f"[[16, {BIG}]]", "each length must be in 1…2048"),
+        ("race", "[[16, true]]", "True is not one"),
+        ("prune", "[[1, 1, 1, 1, 1, 1, 1, [1]]]", "each switch must be 1 (on) or 0 (off), not [1]"),
+    ],
+)
+def test_wrong_types_and_huge_numbers_are_clear_errors(app_url, endpoint: str, data: str, message: str) -> None:
+    event, answer = call_raw(app_url, endpoint, f'{{"data": {data}}}')
+    assert event == "error" and answer["error"] and message in answer["error"], answer
+
+
+def test_an_unknown_id_is_echoed_at_most_40_characters_and_logged_in_one_line(app_url, capfd, caplog) -> None:
+    long_id = "x" * 5000
+    event, answer = call_raw(app_url, "play", json.dumps({"data": [long_id, [0.5] * 8, "en"]}))
+    assert event == "error" and "unknown level" in answer["error"]
+    assert "x" * 40 not in answer["error"] and len(answer["error"]) < 400, answer["error"]
+    event, _ = call_raw(app_url, "explain", '{"data": ["2-1", "xx"]}')
+    assert event == "error"
+    assert "Traceback" not in capfd.readouterr().err
+    lines = [r.getMessage() for r in caplog.records if r.name == "dragon.refused"]
+    assert any("unknown level" in line and "\n" not in line and len(line) < 500 for line in lines), lines
+
+
+def test_a_body_over_the_limit_is_refused_unread_and_the_others_keep_playing(app_url, client: Client) -> None:
+    from ui.body_limit import MAX_BODY_BYTES
+
+    body = json.dumps({"data": ["2-1", [0.5] * (MAX_BODY_BYTES // 4), "en"]})  # 10 MB of gates, in spirit
+    assert len(body) > MAX_BODY_BYTES
+    answer = httpx.post(f"{app_url}gradio_api/call/play", content=body, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and f"over {MAX_BODY_BYTES} bytes" in answer.json()["error"]
+    t0 = time.perf_counter()
+    assert client.predict(api_name="/levels")
+    assert time.perf_counter() - t0 < 1.0

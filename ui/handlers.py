@@ -5,6 +5,7 @@ Each takes the player's state in and returns a dict of named outputs (state incl
 import json
 
 from dragon import game, teacher_levels
+from dragon.checks import mended
 from dragon.levels import LANGS, all_levels, get_level
 
 from .page import codes_props, page
@@ -38,7 +39,7 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
         boot = json.loads(boot_json) if isinstance(boot_json, str) and len(boot_json) < MAX_BOOT else {}
     except ValueError:
         boot = {}
-    boot = boot if isinstance(boot, dict) else {}
+    boot = mended(boot) if isinstance(boot, dict) else {}  # a link's text cut inside an emoji: U+FFFD, no failure
     lang = boot.get("lang") if boot.get("lang") in LANGS else "zh"
     loaded = game.load(saved)
     unreadable = boot.get("stored") is True and not saved  # the browser kept something Gradio could not read back

@@ -100,12 +100,13 @@
     });
   }
 
+  const cut = (s, n) => Array.from(s || "").slice(0, n).join(""); // n characters, never half an emoji
   window.__dragon = {
-    lang: lang, level: (params.get("level") || "").slice(0, 20), projector: projector,
+    lang: lang, level: cut(params.get("level"), 20), projector: projector,
     // a teacher's link: the level itself (custom), the exam switch, the sandbox and its text
-    custom: (params.get("custom") || "").slice(0, 8000), exam: params.get("exam") === "1",
-    sandbox: params.get("sandbox") === "1", text: (params.get("text") || "").slice(0, 400),
-    tlang: (params.get("tlang") || "").slice(0, 4),
+    custom: cut(params.get("custom"), 8000), exam: params.get("exam") === "1",
+    sandbox: params.get("sandbox") === "1", text: cut(params.get("text"), 400),
+    tlang: cut(params.get("tlang"), 4),
     // something is saved: if the server then receives no progress, the saved value was unreadable or edited
     stored: localStorage.getItem("multi-head-dragon-progress") !== null,
     setLang: setLang, setProjector: setProjector, held: held, whenFree: whenFree, reveal: reveal,

@@ -8,6 +8,7 @@ import math
 import unicodedata
 from pathlib import Path
 
+from ..checks import brief
 from ..config import HEAD_COLORS, HEAD_NAMES, HEADS
 from ..levels import load_levels
 
@@ -55,7 +56,7 @@ def check_stars(progress: object) -> dict[str, int]:
         raise ValueError("progress must be a dict with 'stars': {level id: 0…3}, as the game keeps it")
     for level_id, s in stars.items():
         if not isinstance(level_id, str) or isinstance(s, bool) or s not in (0, 1, 2, 3):
-            raise ValueError(f"stars must map level ids to 0, 1, 2 or 3, not {level_id!r}: {s!r}")
+            raise ValueError(f"stars must map level ids to 0, 1, 2 or 3, not {brief(level_id)}: {brief(s)}")
     return {k: int(v) for k, v in stars.items()}
 
 
@@ -84,7 +85,7 @@ def esc(text: str) -> str:
 
 def check_lang(lang: str) -> int:
     if lang not in TITLE:
-        raise ValueError(f"lang must be 'zh' or 'en', not {lang!r}")
+        raise ValueError(f"lang must be 'zh' or 'en', not {brief(lang)}")
     return 0 if lang == "zh" else 1
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from ..analyze import rounded
+from ..checks import brief
 from ..findings import Finding
 from .bert import Bert, load_bert
 from .wordpiece import SPECIALS, Word, WordPiece, normalise
@@ -152,7 +153,7 @@ def find_word(reading: Reading, word: object, what: str = "word") -> int:
         for i, w in enumerate(reading.words):
             if normalise(w.text) == wanted:
                 return i
-    raise ValueError(f"{what} {word!r} is not a word of the text; its words are: {' / '.join(reading.tokens)}")
+    raise ValueError(f"{what} {brief(word)} is not a word of the text; its words are: {' / '.join(reading.tokens)}")
 
 
 def link(reading: Reading, layer: int, head: int, query: int, key: int) -> dict:

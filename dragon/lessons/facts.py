@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from ..checks import brief
 from ..lexicon import ASSETS
 
 FACTS_FILE = ASSETS / "lessons" / "facts.yaml"
@@ -102,7 +103,7 @@ def model(facts: dict, model_id: str) -> dict:
     for m in facts["models"]:
         if m["id"] == model_id:
             return m
-    raise ValueError(f"unknown model {model_id!r}; known: {', '.join(m['id'] for m in facts['models'])}")
+    raise ValueError(f"unknown model {brief(model_id)}; known: {', '.join(m['id'] for m in facts['models'])}")
 
 
 def expected(facts: dict, question: dict) -> float:
@@ -124,7 +125,7 @@ def expected(facts: dict, question: dict) -> float:
 def as_number(answer: object) -> float:
     """A player's answer as a number: 9216, 9216.0, "9 216", "9,216" and "９２１６" all read as 9216."""
     if isinstance(answer, bool):
-        raise ValueError(f"answer must be a number, not {answer!r}")
+        raise ValueError(f"answer must be a number, not {brief(answer)}")
     if isinstance(answer, int | float):
         value = float(answer)
     elif isinstance(answer, str):
@@ -132,11 +133,11 @@ def as_number(answer: object) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise ValueError(f"answer must be a number, not {answer!r}") from None
+            raise ValueError(f"answer must be a number, not {brief(answer)}") from None
     else:
-        raise ValueError(f"answer must be a number, not {answer!r}")
+        raise ValueError(f"answer must be a number, not {brief(answer)}")
     if not math.isfinite(value):
-        raise ValueError(f"answer must be a finite number, not {answer!r}")
+        raise ValueError(f"answer must be a finite number, not {brief(answer)}")
     return value
 
 
@@ -145,7 +146,7 @@ def check_answer(question_id: str, answer: object, facts: dict | None = None) ->
     facts = facts or load_facts()
     question = next((q for q in facts["quiz"] if q["id"] == question_id), None)
     if question is None:
-        raise ValueError(f"unknown question {question_id!r}; known: {', '.join(q['id'] for q in facts['quiz'])}")
+        raise ValueError(f"unknown question {brief(question_id)}; known: {', '.join(q['id'] for q in facts['quiz'])}")
     given, right = as_number(answer), expected(facts, question)
     ask = question["ask"]
     ok = abs(given - right) <= BLEU_TOLERANCE if ask["field"] == "bleu" else given == right

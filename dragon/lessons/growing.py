@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from ..analyze import rounded
+from ..checks import whole
 from ..device import best_device
 from ..findings import Finding, Measured
 from ..gpu import on_gpu
@@ -92,19 +93,11 @@ def evaluate(model: GatedReader, ids: torch.Tensor, answers: torch.Tensor) -> di
 
 
 def check_steps(steps: object) -> int:
-    if isinstance(steps, bool) or not isinstance(steps, int | float) or not float(steps).is_integer():
-        raise ValueError(f"steps must be a whole number in {MIN_STEPS}…{MAX_STEPS}, not {steps!r}")
-    if not MIN_STEPS <= steps <= MAX_STEPS:
-        raise ValueError(f"steps must be in {MIN_STEPS}…{MAX_STEPS}, not {int(steps)}")
-    return int(steps)
+    return whole(steps, "steps", MIN_STEPS, MAX_STEPS)
 
 
 def check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | float) or not float(seed).is_integer():
-        raise ValueError(f"seed must be a whole number in 0…2³¹, not {seed!r}")
-    if not 0 <= seed < 2**31:
-        raise ValueError(f"seed must be in 0…2³¹, not {int(seed)}")
-    return int(seed)
+    return whole(seed, "seed", 0, 2**31 - 1)
 
 
 def train(

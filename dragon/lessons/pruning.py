@@ -10,6 +10,7 @@ import torch
 from torch.nn import functional as F
 
 from ..analyze import rounded
+from ..checks import brief
 from ..findings import Finding, Measured
 from .growing import SPLIT, GatedReader, Growth, evaluate, offset_profile, shared
 from .heads_experiment import sample
@@ -42,8 +43,8 @@ def check_active(active: object, h: int) -> tuple[bool, ...]:
         raise ValueError(f"active must be a list of {h} switches (1 = on, 0 = off), one per head")
     out = []
     for a in active:
-        if a not in (0, 1):  # True and False are 1 and 0
-            raise ValueError(f"each switch must be 1 (on) or 0 (off), not {a!r}")
+        if type(a) not in (int, float, bool) or a not in (0, 1):  # True and False are 1 and 0
+            raise ValueError(f"each switch must be 1 (on) or 0 (off), not {brief(a)}")
         out.append(bool(a))
     return tuple(out)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from ..attention import MultiHeadAttention
+from ..checks import brief, whole
 from ..config import DragonConfig
 from ..device import best_device
 from ..findings import Finding
@@ -33,11 +34,9 @@ def check_lengths(lengths: object) -> list[int]:
         raise ValueError(f"at most {MAX_LENGTHS} lengths per race, not {len(lengths)}")
     out = []
     for n in lengths:
-        if isinstance(n, bool) or not isinstance(n, int | float) or not float(n).is_integer():
-            raise ValueError(f"lengths must be positive integers; {n!r} is not one")
-        if not 1 <= n <= MAX_LENGTH:
-            raise ValueError(f"each length must be in 1…{MAX_LENGTH}, not {int(n)}")
-        out.append(int(n))
+        if isinstance(n, bool) or not isinstance(n, int | float) or (isinstance(n, float) and not n.is_integer()):
+            raise ValueError(f"lengths must be positive integers; {brief(n)} is not one")
+        out.append(whole(n, "each length", 1, MAX_LENGTH))
     return sorted(set(out))
 
 
@@ -61,7 +60,7 @@ def matmuls(path: str, T: int, d: int, h: int, B: int = 1) -> list[tuple[str, in
             ("weighted_v", B, T, T, dh),
         ]
         return per_head * h + [("w_o", 1, B * T, d, d)]
-    raise ValueError(f"path must be 'loop' or 'batched', not {path!r}")
+    raise ValueError(f"path must be 'loop' or 'batched', not {brief(path)}")
 
 
 def flops(path: str, T: int, d: int, h: int, B: int = 1) -> int:
