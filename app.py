@@ -33,6 +33,9 @@ LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the endpoints that race or train wait for the server's lane (dragon/runs.py runs one at a time); at most two such
 # calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
+# Gradio keeps each session's state (a copy of the page's config, ≈64 KB, and the player's attempt) until this many
+# newer sessions have been used: the bound on that memory. An API call is a session of its own.
+SESSIONS_HELD = 1000
 
 
 def as_update(name: str, value):
@@ -308,6 +311,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         footer_links=["api", "settings"],
         run_history=False,  # the run-history panel snapshots the whole page state on every event
         enable_monitoring=False,  # no /monitoring page (its table is not kept: see NO_EVENT_TABLE)
+        state_session_capacity=SESSIONS_HELD,
         prevent_thread_lock=True,
         quiet=not block,
         app_kwargs={"middleware": [  # bodies over 1 MiB refused unread; a script before Gradio's modules

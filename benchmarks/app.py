@@ -22,6 +22,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,13 +53,13 @@ def start_server(script: str) -> tuple[subprocess.Popen, str, float]:
     port = free_port()
     env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
     t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, script], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
+    log = tempfile.TemporaryFile()  # a file, not a pipe: a pipe nobody reads would stop the server once full
+    proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}/"
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"{script} exited: {proc.stderr.read().decode()[-2000:]}")
+            log.seek(0)
+            raise RuntimeError(f"{script} exited: {log.read().decode()[-2000:]}")
         try:
             if httpx.get(url, timeout=1).status_code == 200:
                 return proc, url, time.perf_counter() - t0

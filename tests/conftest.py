@@ -11,13 +11,18 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def app_url():
-    """The real app, launched once for the API and browser tests."""
+def app_server():
+    """The real app, launched once for the API and browser tests: (its Blocks, its URL)."""
     from tests.app_server import start
 
     demo, url = start()
-    yield url
+    yield demo, url
     demo.close()
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server):
+    return app_server[1]
 
 
 @pytest.fixture(scope="session")

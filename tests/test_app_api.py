@@ -233,3 +233,11 @@ def test_a_body_over_the_limit_is_refused_unread_and_the_others_keep_playing(app
     t0 = time.perf_counter()
     assert client.predict(api_name="/levels")
     assert time.perf_counter() - t0 < 1.0
+
+
+def test_the_sessions_the_server_keeps_are_bounded(app_server, client: Client) -> None:
+    demo, _ = app_server
+    assert demo.state_holder.capacity == app.SESSIONS_HELD <= 2000  # ≈64 KB each: at most a stated ~130 MB
+    for _ in range(3):
+        client.predict(api_name="/levels")  # each API call is a session of its own
+    assert 0 < len(demo.state_holder.session_data) <= app.SESSIONS_HELD

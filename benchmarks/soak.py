@@ -1,0 +1,161 @@
+"""Forty players for three minutes on loopback: python benchmarks/soak.py (last line: JSON summary).
+
+`python app.py` starts (its fixed runs are trained first, as before a class); then PLAYERS simulated players
+(benchmarks/class_load.py: each request as the page sends it) each act once a second for SECONDS: most move a slider
+(the panel's live answer, and 'record' when it beats their best), some ask for a hint, open a lesson level in a new
+page (a new session: the page's load events, then the page is closed) or type a new text into the sandbox (the
+analysis of a text no one typed before). Bounded: PLAYERS players, SECONDS seconds, each request 30 s at most.
+
+errors                 requests that failed or timed out (goal 0)
+p95_ms                 every request's time, 95th percentile; also its first and last minute's
+                       (goal: the last minute ≤ 1.2 × the first)
+requests               requests answered
+rss_growth_pct         the server's resident memory from the start of the run to its end (goal ≤ 10)
+"""
+
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.app import start_server, wait_warm  # noqa: E402
+from benchmarks.class_load import TIMEOUT_S, AppPage, AppPlayer, Http, p95  # noqa: E402
+
+PLAYERS = int(os.environ.get("SOAK_PLAYERS", "40"))
+SECONDS = float(os.environ.get("SOAK_SECONDS", "180"))
+LESSONS = ["3-1", "3-2", "3-3", "3-4", "4-1", "4-2", "4-3", "4-4", "5-1"]
+WORDS = ["月光", "故乡", "老师", "学生", "实验", "数据", "今天", "明天", "公园", "春风", "书", "山", "水"]
+MIX = (("move", 0.7), ("hint", 0.1), ("open", 0.1), ("text", 0.1))  # what a player does, how often
+
+
+def rss_mb(pid: int) -> float:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class SoakPlayer(AppPlayer):
+    """A pupil who mostly moves sliders and now and then asks, opens or types something else."""
+
+    def __init__(self, page: AppPage, lessons: dict[str, AppPage], seed: int) -> None:
+        super().__init__(page, seed)
+        self.lessons = lessons
+        self.api = Http(page.host, page.port)
+        self.texts = 0
+        self.done: list[tuple[float, float, str]] = []  # (when answered, seconds, what)
+        self.failed: list[str] = []
+
+    async def call(self, name: str, data: list) -> None:
+        """An API call as gradio_client makes it: POST the inputs, then read the answer's event stream to its end."""
+        status, content = await self.api.request("POST", f"/gradio_api/call/{name}", {"data": data})
+        if status != 200:
+            raise RuntimeError(f"{name} {status}: {content[:200]!r}")
+        event = json.loads(content)["event_id"]
+        status, content = await self.api.request("GET", f"/gradio_api/call/{name}/{event}")
+        if status != 200 or not content.startswith(b"event: complete"):
+            raise RuntimeError(f"{name}: {content[:200]!r}")
+
+    async def open_lesson(self) -> None:
+        page = AppPlayer(self.lessons[self.rng.choice(LESSONS)], self.rng.randrange(10**9))
+        try:
+            await page.boot()
+        finally:
+            page.close()
+
+    def new_text(self) -> str:
+        self.texts += 1
+        words = self.rng.sample(WORDS, 4)
+        return f"{words[0]}{words[1]}和{words[2]}{self.session.hash}{self.texts}{words[3]}。"
+
+    async def act(self, what: str) -> None:
+        if what == "move":
+            self.nudge()
+            await self.move()
+        elif what == "hint":
+            await self.call("hint", [self.page.level, list(self.gates), self.page.lang])
+        elif what == "open":
+            await self.open_lesson()
+        else:
+            await self.call("analyze", [self.new_text(), "auto"])
+
+    async def play(self, start: float, end: float) -> None:
+        loop = asyncio.get_running_loop()
+        due = start
+        kinds, weights = zip(*MIX, strict=True)
+        while due < end:
+            if loop.time() < due:
+                await asyncio.sleep(due - loop.time())
+            what = self.rng.choices(kinds, weights)[0]
+            t0 = loop.time()
+            try:
+                await asyncio.wait_for(self.act(what), TIMEOUT_S)
+            except Exception as err:
+                self.failed.append(f"{what}: {type(err).__name__}: {err}"[:200])
+            else:
+                self.done.append((loop.time(), loop.time() - t0, what))
+            due = max(due + 1.0, loop.time())  # one act a second, never two at once
+
+    def close(self) -> None:
+        super().close()
+        self.api.close()
+
+
+async def soak(url: str, pid: int) -> dict:
+    page = AppPage.from_config(url, "2-1")
+    lessons = {lv: AppPage.from_config(url, lv) for lv in LESSONS}
+    players = [SoakPlayer(page, lessons, seed) for seed in range(PLAYERS)]
+    try:
+        for k in range(0, PLAYERS, 10):  # ten pages opening at a time
+            await asyncio.gather(*(p.boot() for p in players[k : k + 10]))
+        await asyncio.sleep(2.0)
+        rss_start = rss_mb(pid)
+        loop = asyncio.get_running_loop()
+        start = loop.time() + 0.2
+        rng = random.Random(0)
+        await asyncio.gather(*(p.play(start + rng.random(), start + SECONDS) for p in players))
+        rss_end = rss_mb(pid)
+    finally:
+        for p in players:
+            p.close()
+    done = sorted(d for p in players for d in p.done)
+    failed = [f for p in players for f in p.failed]
+    first = [s for t, s, _ in done if t - start < 60]
+    last = [s for t, s, _ in done if t - start >= SECONDS - 60]
+    by_kind = {k: round(p95([s for _, s, w in done if w == k]), 1) for k, _ in MIX}
+    return {
+        "players": PLAYERS, "seconds": SECONDS, "errors": len(failed), "requests": len(done),
+        "p95_ms": round(p95([s for _, s, _ in done]), 1), "p95_first_minute_ms": round(p95(first), 1),
+        "p95_last_minute_ms": round(p95(last), 1), "p95_ms_by_kind": by_kind,
+        "rss_start_mb": round(rss_start), "rss_end_mb": round(rss_end),
+        "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1),
+        **({"first_error": failed[0]} if failed else {}),
+    }  # fmt: skip
+
+
+def main() -> None:
+    proc, url, _ = start_server("app.py")
+    try:
+        wait_warm(url)
+        t0 = time.perf_counter()
+        summary = asyncio.run(soak(url, proc.pid))
+        summary["wall_s"] = round(time.perf_counter() - t0, 1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    ratio = summary["p95_last_minute_ms"] / max(summary["p95_first_minute_ms"], 1e-9)
+    summary["p95_last_over_first"] = round(ratio, 2)
+    print(f"errors              {summary['errors']:>8}  goal 0")
+    print(f"p95 last ÷ first    {ratio:>8.2f}  goal ≤ 1.2")
+    print(f"rss_growth_pct      {summary['rss_growth_pct']:>8}  goal ≤ 10")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
