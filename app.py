@@ -271,7 +271,7 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, teacher_box.make_file, ["teacher"], event_data=3)
         c["teacher"].file(fn, [*state, c["panel"]], out, **quiet)
         fn, out = wire(c, teacher_box.open_source, PAGE, event_data=2)
-        c["teacher"].load(fn, state, out, **quiet)
+        c["teacher"].open(fn, state, out, **quiet)
         fn, out = wire(c, handlers.export_code, ["codes"])
         c["codes"].export_code(fn, state, out, **quiet)
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)

@@ -1,8 +1,8 @@
 """A simulated class for benchmarks/app.py: pupils moving sliders over loopback, each request as its page sends it.
 
 The requests were captured once from the real pages in Chromium (Playwright, every request to /gradio_api):
-  the game's page  load: GET heartbeat/{hash} (held open), queue/join of the teacher box's 'load' and of the page's
-                   load event (the boot), then queue/data (the session's event stream) until both are done.
+  the game's page  load: GET heartbeat/{hash} (held open), queue/join of the page's load event (the boot), then
+                   queue/data (the session's event stream) until it is done.
                    move: POST component_server/ {data: {level, lang, gates, saved, code}, component_id: the panel,
                    fn_name: "live", session_hash}; when the answer says record: true, the panel's 'record' event
                    with [session state, saved, gates]: queued, a queue/join and then queue/data until done; not
@@ -295,8 +295,8 @@ class AppPage:
         link = {"lang": lang, "level": level, "projector": False, "custom": "", "exam": False, "sandbox": False,
                 "text": "", "tlang": "", "stored": False}  # fmt: skip
         boot = json.dumps(link, separators=(",", ":"))  # what the load event's js sends: window.__dragon
-        teacher, page = ids["teacher"], config["dependencies"][0]["targets"][0][0]
-        loads = [(fns[(teacher, "load")], teacher, [None, None]), (fns[(page, "load")], page, [boot, None])]
+        page = config["dependencies"][0]["targets"][0][0]
+        loads = [(fns[(page, "load")], page, [boot, None])]
         record = fns[(ids["panel"], "record")]
         queued = config["dependencies"][record].get("queue") is not False
         return cls(parts.hostname, parts.port, level, lang, ids["panel"], record, loads, queued)

@@ -365,15 +365,18 @@ def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], objec
 
 def prune(active: list[int], seed: int = 0) -> dict:
     """4-3's trained model (that seed) with heads switched on (1) and off (0): its accuracy and the full accuracy."""
+    pruning_lesson.check_active(active, growing_lesson.Growth().heads)  # bad switches never start a training
+    seed = growing_lesson.check_seed(seed)
     grow(PRUNED_STEPS, seed)  # the model it prunes, trained in the lane if it is not yet
-    return pruning_lesson.prune(active, growing_lesson.check_seed(seed))
+    return pruning_lesson.prune(active, seed)
 
 
 def prune_best(seed: int = 0) -> dict:
     """The pruning answer: the most heads off at ≥ 90 % of full accuracy over all 2⁸ subsets, and the most alike
     pair of heads."""
+    seed = growing_lesson.check_seed(seed)
     grow(PRUNED_STEPS, seed)
-    return pruning_lesson.best_pruning(growing_lesson.check_seed(seed))
+    return pruning_lesson.best_pruning(seed)
 
 
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:

@@ -45,7 +45,7 @@ def open_box(page) -> None:
     page.wait_for_selector("#teacher summary")
     if not page.locator("#teacher details[open]").count():
         page.click("#teacher summary")
-    page.wait_for_selector("#teacher [data-act=load]", state="visible")
+    page.wait_for_selector("#teacher [data-act=open]", state="visible")
 
 
 def set_gates(page, gates: list[float]) -> None:
@@ -135,14 +135,14 @@ def test_a_pasted_pack_opens_and_a_bad_one_is_refused_with_every_reason(open_any
     open_box(page)
     bad = {**POEM, "target": {"emotion": 1.5, "humour": 1}, "genre": "novel"}
     page.fill("#mhd-tb-source", json.dumps(bad, ensure_ascii=False))
-    page.click("#teacher [data-act=load]")
+    page.click("#teacher [data-act=open]")
     page.wait_for_selector("#teacher .refusal")
     said = page.locator("#teacher .refusal li").all_inner_texts()
     assert said == api.check_level(bad)["errors"] and len(said) == 3
     assert "2-1" in page.locator("#top .level-title").inner_text()  # nothing else changed
     pack = {"levels": [POEM, TEACHER]}
     page.fill("#mhd-tb-source", json.dumps(pack, ensure_ascii=False))
-    page.click("#teacher [data-act=load]")
+    page.click("#teacher [data-act=open]")
     page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('Moon by My Bed')")
     options = page.locator("#top .level-pick option").all_inner_texts()
     assert any("Moon by My Bed" in o for o in options) and any("The teacher" in o for o in options), options
@@ -164,7 +164,7 @@ def test_an_uploaded_file_is_read_into_the_box_and_opens(open_any, tmp_path):
                     "target: {emotion: 0.9, tone: 0.8, space: 0.3}\n", encoding="utf-8")
     page.set_input_files("#teacher .tb-upload", str(path))
     page.wait_for_function("document.querySelector('#mhd-tb-source').value.includes('静夜思')")
-    page.click("#teacher [data-act=load]")
+    page.click("#teacher [data-act=open]")
     page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('静夜思')")
     assert "custom=T1." in page.url
 
@@ -325,3 +325,21 @@ def test_axe_finds_nothing_serious_in_the_sandbox_and_the_teachers_box(open_any,
     open_box(level)
     found = audit(level)
     assert found == [], summary(found)
+
+
+def test_opening_the_page_runs_only_its_own_start_never_the_teachers_open(browser, app_url) -> None:  # noqa: F811
+    """Gradio runs every event named "load" as a page starts: the box's button is "open", so a page's start sends
+    one event (the boot), and the box stays closed with no message, in either language."""
+    for lang in ("en", "zh"):
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            joins: list = []
+            page.on("request", lambda r, joins=joins: joins.append(r.post_data) if "/queue/join" in r.url else None)
+            page.goto(f"{app_url}?level=2-1&lang={lang}")
+            page.wait_for_selector("#panel .score-value")
+            page.wait_for_timeout(1500)
+            assert len(joins) == 1, joins
+            assert not page.locator("#teacher details[open], #teacher .refusal").count()
+        finally:
+            context.close()

@@ -169,7 +169,7 @@ TEACHER_TEMPLATE = (
     '${body}<div class="tb-msg" role="status">${message}</div></details>'
 )
 TEACHER_PROPS = {"body": "", "title": "", "params": {}, "message": "", "open": False, "file": {}}
-TEACHER_EVENTS = ["file", "load"]
+TEACHER_EVENTS = ["file", "open"]  # not "load": Gradio runs every event of that name as the page starts
 
 
 def teacher() -> gr.HTML:

@@ -58,7 +58,7 @@ def body_html(level: Level | None, lang: str, session: dict) -> str:
         f'maxlength="{teacher_levels.MAX_SOURCE_CHARS}"></textarea>'
         f'<div class="tb-row"><label class="btn file-btn">{esc(t("tb_file", lang))}'
         f'<input type="file" accept=".yaml,.yml,.json,.txt" class="tb-upload"></label>'
-        f'<button type="button" class="btn primary" data-act="load">{esc(t("tb_open", lang))}</button>'
+        f'<button type="button" class="btn primary" data-act="open">{esc(t("tb_open", lang))}</button>'
         f'<a class="btn" download="level.yaml" href="{esc(sample)}">{esc(t("tb_sample", lang))}</a></div></div>'
     )
 

@@ -1,6 +1,6 @@
 // The teachers' box (js_on_load): the links of what is on screen (built here from the page's own address, the
 // server's `params` and the language), copy buttons, the print / export buttons ('file' event: the server answers
-// with `file`, done here — printed, drawn as PNG or downloaded), and a level file read in the browser ('load').
+// with `file`, done here — printed, drawn as PNG or downloaded), and a level file read in the browser ('open').
 // EVENTS (put before this script by ui/components.py) names the events a button may send.
 const done = new Set();
 
