@@ -205,11 +205,11 @@ def test_a_running_training_says_how_far_it_is_and_draws_its_curve_so_far() -> N
     gate.set()
 
 
-@pytest.mark.parametrize("bad", ["-1", "1.5", "abc", "NaN", "2147483648", "１２", "9" * 40])
+@pytest.mark.parametrize("bad", ["-1", "1.5", "abc", "NaN", "2147483648", "１２", "9" * 40, "", "  "])
 def test_a_bad_seed_is_refused_and_changes_nothing(short: Experiment, bad: str) -> None:
     out = rooms.answer("train", session("3-4", "en"), game.save(game.new_progress()), {**RANKING, "seed": bad})
     assert set(out) == {"lab"} and t("w_seed_bad", "en") in out["lab"]["body"]
-    assert waits.parse_seed("") == 0 and waits.parse_seed(" 42 ") == 42
+    assert waits.parse_seed("") is None and waits.parse_seed(None) == 0 and waits.parse_seed(" 42 ") == 42
 
 
 def test_a_full_lane_is_said_and_changes_nothing(short: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:

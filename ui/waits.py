@@ -134,11 +134,12 @@ def follow(attempt: dict, start: Callable[[], Run], lang: str) -> tuple[Run | No
 
 
 def parse_seed(value: object) -> int | None:
-    """A seed typed in a box: a whole number in 0…2³¹ − 1 (empty: 0, the run this server recorded), else None."""
-    text = str(value if value is not None else "").strip()
-    if not text:
+    """A seed typed in a box: a whole number in 0…2³¹ − 1, else None (an emptied box too: the page says what to type).
+    No box sent at all (None): 0, the run this server recorded."""
+    if value is None:
         return 0
-    if not text.isascii() or not text.isdigit() or len(text) > 10:
+    text = str(value).strip()
+    if not text or not text.isascii() or not text.isdigit() or len(text) > 10:
         return None
     seed = int(text)
     return seed if seed < 2**31 else None
