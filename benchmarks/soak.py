@@ -10,7 +10,7 @@ errors                 requests that failed or timed out (goal 0)
 p95_ms                 every request's time, 95th percentile; also its first and last minute's
                        (goal: the last minute ≤ 1.2 × the first)
 requests               requests answered
-rss_growth_pct         the server's resident memory from the start of the run to its end (goal ≤ 10)
+rss_growth_pct         the server's resident memory from the start of the run to its end (goal ≤ 10); also every 30 s
 """
 
 import asyncio
@@ -119,7 +119,16 @@ async def soak(url: str, pid: int) -> dict:
         loop = asyncio.get_running_loop()
         start = loop.time() + 0.2
         rng = random.Random(0)
+        rss_track = [round(rss_start)]  # every 30 s: whether the memory levels off once the sessions held are full
+
+        async def track() -> None:
+            while True:
+                await asyncio.sleep(30)
+                rss_track.append(round(rss_mb(pid)))
+
+        tracking = asyncio.ensure_future(track())
         await asyncio.gather(*(p.play(start + rng.random(), start + SECONDS) for p in players))
+        tracking.cancel()
         rss_end = rss_mb(pid)
     finally:
         for p in players:
@@ -134,7 +143,7 @@ async def soak(url: str, pid: int) -> dict:
         "p95_ms": round(p95([s for _, s, _ in done]), 1), "p95_first_minute_ms": round(p95(first), 1),
         "p95_last_minute_ms": round(p95(last), 1), "p95_ms_by_kind": by_kind,
         "rss_start_mb": round(rss_start), "rss_end_mb": round(rss_end),
-        "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1),
+        "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1), "rss_every_30s_mb": rss_track,
         **({"first_error": failed[0]} if failed else {}),
     }  # fmt: skip
 
