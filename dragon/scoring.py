@@ -23,7 +23,7 @@ def as_gates(values, name: str = "gates") -> torch.Tensor:
             raise ValueError(f"{name} must have {n} values (one per head), got {len(values)}")
         if not all(isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in values):
             raise ValueError(f"{name} must be a list of {n} numbers between 0 and 1")  # no bool, str, None, list
-        if not all(math.isfinite(v) if not isinstance(v, numbers.Integral) else True for v in values):
+        if not all(isinstance(v, numbers.Integral) or math.isfinite(v) for v in values):
             raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
         if not all(0 <= v <= 1 for v in values):
             raise ValueError(f"{name} must each lie between 0 and 1")

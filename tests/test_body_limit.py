@@ -33,7 +33,7 @@ def test_a_body_over_the_limit_is_refused_by_its_length() -> None:
     assert f"over {LIMIT} bytes" in answer.text
 
 
-def test_a_body_sent_in_chunks_is_refused_once_it_passes_the_limit() -> None:
+def test_a_body_sent_in_chunks_is_refused_once_it_passes_the_limit(caplog) -> None:
     def chunks():
         for _ in range(50):
             yield b"x" * 100
@@ -41,6 +41,7 @@ def test_a_body_sent_in_chunks_is_refused_once_it_passes_the_limit() -> None:
     answer = client().post("/echo", content=chunks())  # no Content-Length: chunked
     assert answer.status_code == 413
     assert f"over {LIMIT} bytes" in answer.text
+    assert len([r for r in caplog.records if r.name == "dragon.refused"]) == 1  # logged once, on one line
 
 
 def test_a_false_length_is_refused() -> None:

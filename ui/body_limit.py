@@ -25,10 +25,14 @@ class BodyLimit:
         self.app = app
         self.limit = limit
 
-    async def refuse(self, scope: Scope, send: Send) -> None:
-        message = TooLarge(self.limit).detail
-        log.warning("refused %s %s: %s", scope.get("method"), scope.get("path", "")[:80], message)
-        body = json.dumps({"error": message}).encode()
+    def logged(self, scope: Scope) -> TooLarge:
+        """The refusal, logged once on one line."""
+        err = TooLarge(self.limit)
+        log.warning("refused %s %s: %s", scope.get("method"), scope.get("path", "")[:80], err.detail)
+        return err
+
+    async def refuse(self, send: Send, err: TooLarge) -> None:
+        body = json.dumps({"error": err.detail}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
@@ -39,7 +43,7 @@ class BodyLimit:
             return
         length = dict(scope.get("headers", [])).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await self.refuse(scope, send)
+            await self.refuse(send, self.logged(scope))
             return
         seen = 0
         started = False
@@ -50,8 +54,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    log.warning("refused %s %s: %s", scope.get("method"), scope.get("path", "")[:80], "body too large")
-                    raise TooLarge(self.limit)
+                    raise self.logged(scope)
             return message
 
         async def sending(message: Message) -> None:
@@ -61,6 +64,6 @@ class BodyLimit:
 
         try:
             await self.app(scope, receiving, sending)
-        except TooLarge:
+        except TooLarge as err:
             if not started:
-                await self.refuse(scope, send)
+                await self.refuse(send, err)
