@@ -1,5 +1,6 @@
 """多头龙的秘密 · The Multi-Head Dragon — the Gradio app: builds the page and wires it to dragon/ (no logic here)."""
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -14,7 +15,8 @@ import dragon
 from dragon import api as core_api
 from dragon.checks import mended
 from dragon.levels import LevelError, load_levels
-from ui import handlers, play, quiz, rooms, sandbox, teacher_box
+from dragon.runs import owned_by
+from ui import admission, handlers, play, quiz, rooms, sandbox, sessions_held, teacher_box
 from ui.body_limit import BodyLimit
 from ui.first_script import FirstScript
 from ui.layout import build
@@ -33,6 +35,7 @@ LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the endpoints that race or train wait for the server's lane (dragon/runs.py runs one at a time); at most two such
 # calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
+REAL_MODEL = {"concurrency_limit": 2, "concurrency_id": "real-model"}  # the pretrained model: two calls at a time
 # Gradio keeps each session's state (a copy of the page's config, ≈64 KB, and the player's attempt) until this many
 # newer sessions have been used: the bound on that memory. An API call is a session of its own.
 SESSIONS_HELD = 1000
@@ -43,9 +46,10 @@ def as_update(name: str, value):
     return gr.update(**value) if name in PROPS else value
 
 
-def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
+def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: bool = False):
     """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
-    the handler takes its n inputs and then the data the component's script sent with the event."""
+    the handler takes its n inputs and then the data the component's script sent with the event; owned, the runs
+    it puts in the lane count against the caller's address (dragon/runs.py PER_OWNER)."""
 
     def shape(result: dict):
         values = tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
@@ -68,15 +72,19 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None):
         raise TypeError("streaming handlers take no event data")
 
     def with_data(*args):
-        *inputs, evt = args
-        return run(*inputs, mended(getattr(evt, "_data", None)))  # a lone surrogate sent by a script: U+FFFD
+        *inputs, evt, request = args if owned else (*args, None)
+        with owned_by(admission.address_of(request)) if owned else contextlib.nullcontext():
+            return run(*inputs, mended(getattr(evt, "_data", None)))  # a lone surrogate sent by a script: U+FFFD
 
-    # Gradio passes gr.EventData to the parameter annotated with it, found by position in the signature
+    # Gradio passes gr.EventData (and gr.Request) to the parameter annotated with it, found by position
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     params = [inspect.Parameter(f"input{i}", kind) for i in range(event_data)]
     params.append(inspect.Parameter("evt", kind, annotation=gr.EventData))
-    with_data.__signature__ = inspect.Signature(params)
     with_data.__annotations__ = {"evt": gr.EventData}
+    if owned:
+        params.append(inspect.Parameter("request", kind, annotation=gr.Request))
+        with_data.__annotations__["request"] = gr.Request
+    with_data.__signature__ = inspect.Signature(params)
     return with_data, [c[n] for n in outputs]
 
 
@@ -258,7 +266,7 @@ def build_app() -> gr.Blocks:
         # a training or a load goes to the server's lane (dragon/runs.py) and the panel draws its own wait
         # (ui/waits.py), so no event waits in Gradio's queue for it
         for name in rooms.EVENTS:
-            fn, out = wire(c, rooms.handler(name), LAB, event_data=2)
+            fn, out = wire(c, rooms.handler(name), LAB, event_data=2, owned=True)
             getattr(c["lab"], name)(fn, state, out, **quiet, trigger_mode="once")
         c["lab"].next(next_fn, state, page_out, api_visibility="private")
         # the sandbox and the teachers' box: 'make' and the files read the sliders on screen (the panel's value)
@@ -277,8 +285,9 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
         c["codes"].import_code(fn, state, out, **quiet)
         for name, endpoint in ENDPOINTS.items():
-            timed = TIMED if name in ("race", "heads_experiment", "grow") else {}
-            gr.api(api_error(endpoint), api_name=name, **timed)
+            group = TIMED if name in ("race", "heads_experiment", "grow") else REAL_MODEL if name in (
+                "crystal_ball", "tower") else {}  # fmt: skip
+            gr.api(api_error(endpoint), api_name=name, **group)
     demo.i18n_for_launch = i18n
     count_inputs(demo)
     return demo
@@ -290,10 +299,14 @@ NO_EVENT_TABLE = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": str(2**62)}
 
 
 def queue(demo: gr.Blocks) -> gr.Blocks:
-    """The event queue for a class: eight events at a time, no per-event monitoring table (read when it is made)."""
+    """The event queue for a class: eight events at a time, no per-event monitoring table (read when it is made);
+    every queued event goes through the queue (no direct POST around it), and a race, a training or a real-model
+    call joins it only within its client's, its address's and the server's limits (ui/admission.py)."""
     for name, value in NO_EVENT_TABLE.items():
         os.environ.setdefault(name, value)
-    return demo.queue(default_concurrency_limit=8)
+    demo.queue(default_concurrency_limit=8, api_open=False)
+    admission.guard(demo)
+    return demo
 
 
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
@@ -317,6 +330,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         app_kwargs={"middleware": [  # bodies over 1 MiB refused unread; a script before Gradio's modules
             Middleware(BodyLimit), Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8"))]},
     )
+    sessions_held.hold_briefly(demo)  # a session that ended is dropped, not held until 1,000 newer ones push it out
     if warm_up:
         rooms.warm_up()
     if block:

@@ -9,7 +9,9 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,12 +21,30 @@ KINDS = ("race", "load", "train")  # the lane's order: a short race first, then 
 MAX_QUEUED = 64  # runs waiting at once; one more is refused with a message (the lane would never catch up)
 KEEP_DONE = 64  # finished runs remembered (their records and results); the oldest is forgotten first
 MAX_POINTS = 400  # live-curve points kept per run
+PER_OWNER = 8  # new runs queued or running for one owner (an address: a school behind one shares them)
 Report = Callable[..., object]  # report(fraction in [0, 1], what is running[, point {"series", "x", "y"}])
 Compute = Callable[[Report], Any]
 
 
 class LaneFullError(RuntimeError):
     """The lane holds MAX_QUEUED runs already."""
+
+
+class OwnerFullError(LaneFullError):
+    """The owner submitting (OWNER) has PER_OWNER runs queued or running already."""
+
+
+OWNER: ContextVar[str] = ContextVar("lane_owner", default="")  # who submits now ("": the server itself, no limit)
+
+
+@contextmanager
+def owned_by(owner: str) -> Iterator[None]:
+    """Runs submitted inside count against `owner`'s PER_OWNER (a page's event sets its caller's address)."""
+    token = OWNER.set(owner)
+    try:
+        yield
+    finally:
+        OWNER.reset(token)
 
 
 class StoppedError(RuntimeError):
@@ -41,6 +61,7 @@ class Run:
     id: str = field(default_factory=lambda: secrets.token_urlsafe(9))  # what a page asks about (never the key)
     level: str = ""  # the level it serves ("3-4"), for the page's words
     seed: int | None = None
+    owner: str = ""  # who asked for it first (OWNER then)
     order: int = 0
     state: str = "queued"  # queued → running → done | failed
     fraction: float = 0.0
@@ -98,7 +119,10 @@ class Lane:
                 return self._register(run)
             if len(self._queue) >= MAX_QUEUED:
                 raise LaneFullError(f"{MAX_QUEUED} runs are waiting already")
-            run = Run(key, kind, compute, level=level, seed=seed, order=next(self._order))
+            owner = OWNER.get()
+            if owner and sum(r.owner == owner for r in [*self._queue, self._running] if r) >= PER_OWNER:
+                raise OwnerFullError(f"{PER_OWNER} runs for this address are waiting already")
+            run = Run(key, kind, compute, level=level, seed=seed, order=next(self._order), owner=owner)
             self._queue.append(run)
             self._queue.sort(key=lambda r: (KINDS.index(r.kind), r.order))
             if self._worker is None:

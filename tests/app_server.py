@@ -12,6 +12,8 @@ def free_port() -> int:
 
 
 def start() -> tuple[object, str]:
+    """The app as `python app.py` starts it: its levels read and checked first, then served (no warm-up runs)."""
+    app.load_levels()
     demo = app.build_app()
     port = free_port()
     app.launch(demo, port=port, block=False)

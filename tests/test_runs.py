@@ -89,6 +89,35 @@ def test_the_queue_and_the_record_are_bounded(monkeypatch: pytest.MonkeyPatch) -
     assert len([k for k in lane._runs if lane._runs[k].done.is_set()]) <= 2 and lane.get("d3") is last
 
 
+def test_one_owner_gets_per_owner_new_runs_and_joining_a_known_one_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    lane = Lane()
+    gate, _ = hold(lane)
+    monkeypatch.setattr(runs, "PER_OWNER", 3)
+    with runs.owned_by("10.0.0.1"):
+        mine = [lane.submit(f"o{i}", lambda r: None, "race") for i in range(3)]
+        with pytest.raises(runs.OwnerFullError):
+            lane.submit("one too many", lambda r: None, "race")
+        assert lane.submit("o0", lambda r: None, "race") is mine[0]  # the same key: that run, nothing new
+    with runs.owned_by("10.0.0.2"):
+        other = lane.submit("theirs", lambda r: None, "race")  # another address is not held back
+    server = lane.submit("warm-up", lambda r: None, "race")  # the server's own runs: no owner, no limit
+    assert runs.OWNER.get() == "" and {r.owner for r in mine} == {"10.0.0.1"} and other.owner == "10.0.0.2"
+    gate.set()
+    assert all(r.done.wait(10) for r in [*mine, other, server])
+    with runs.owned_by("10.0.0.1"):  # finished runs no longer count
+        assert lane.submit("later", lambda r: None, "race").done.wait(10)
+
+
+def test_an_owner_over_the_limit_is_told_in_the_language_on_screen(short: Experiment, monkeypatch) -> None:
+    def full(seed: int):
+        raise runs.OwnerFullError("8 runs for this address are waiting already")
+
+    monkeypatch.setattr(api, "heads_run", full)
+    for lang in ("zh", "en"):
+        out = rooms.answer("train", session("3-4", lang), game.save(game.new_progress()), {**RANKING, "seed": "99"})
+        assert set(out) == {"lab"} and esc(t("w_mine", lang, n=runs.PER_OWNER)) in out["lab"]["body"]
+
+
 def test_a_run_that_asks_for_another_computes_it_in_place() -> None:
     lane = Lane()
     outer = lane.submit("outer", lambda r: lane.run_now("inner", lambda r2: 41, "race") + 1, "train")

@@ -598,6 +598,7 @@ STRINGS.update({
     "w_curve": ("训练损失（边训练边画）", "Training loss, drawn as it trains"),
     "w_failed": ("这次运行没有成功：{why}。请再试一次。", "This run failed: {why}. Please try again."),
     "w_full": ("服务器的队列已经满了，请过一会儿再试。", "The server's queue is full; please try again in a moment."),
+    "w_mine": ("从你这台电脑（或和它共用一个网络地址的电脑，比如同一所学校的）已经有 {n} 个运行在排队：等其中一个跑完再试。", "{n} runs from this computer (or from computers sharing its network address, as a school's do) are waiting already: try again when one of them has finished."),
     "w_replayed": ("这是本服务器在 {at}（UTC）用{device}训练的那一次（用时 {s} 秒）的记录回放：每个玩家看到的都是同一组数字。想看一次全新的训练：先检查答案，再点“再试一次”，换一个种子。", "Replayed from the run this server trained at {at} UTC on {device} (it took {s} s): every player sees these same numbers. For a fresh run: check your answer, press Try again and pick a new seed."),
     "w_replayed_seed": ("这是本服务器在 {at}（UTC）用{device}为种子 {seed} 训练的那一次（用时 {s} 秒）的记录：谁选这个种子，看到的都是这组数字。", "Replayed from the run this server trained for seed {seed} at {at} UTC on {device} (it took {s} s): anyone who picks this seed sees these numbers."),
     "w_watched": ("这是刚刚在本服务器上训练的那一次：{at}（UTC），{device}，用时 {s} 秒。", "Trained just now on this server: {at} UTC, {device}, {s} s."),

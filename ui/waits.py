@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from dragon.runs import LANE, LaneFullError, Run
+from dragon.runs import LANE, PER_OWNER, LaneFullError, OwnerFullError, Run
 
 from .charts import line_chart
 from .draw import esc
@@ -126,6 +126,8 @@ def follow(attempt: dict, start: Callable[[], Run], lang: str) -> tuple[Run | No
     if run is None:
         try:
             run = start()
+        except OwnerFullError:
+            return None, refusal(t("w_mine", lang, n=PER_OWNER))
         except LaneFullError:
             return None, refusal(t("w_full", lang))
     if run.state == "failed":
