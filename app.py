@@ -312,6 +312,7 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
     """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
     no player's input changes start at once in the server's lane, in the background (ui/rooms.py warm_up)."""
+    pages = sessions_held.Pages()  # the pages open now (their heartbeats), for how long a session's state is held
     started = queue(demo).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
@@ -327,10 +328,11 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         state_session_capacity=SESSIONS_HELD,
         prevent_thread_lock=True,
         quiet=not block,
-        app_kwargs={"middleware": [  # bodies over 1 MiB refused unread; a script before Gradio's modules
-            Middleware(BodyLimit), Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8"))]},
+        app_kwargs={"middleware": [  # bodies over 1 MiB refused unread; a script before Gradio's modules; pages noted
+            Middleware(BodyLimit), Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8")),
+            Middleware(sessions_held.WatchPages, pages=pages)]},
     )
-    sessions_held.hold_briefly(demo)  # a session that ended is dropped, not held until 1,000 newer ones push it out
+    sessions_held.hold_briefly(demo, pages)  # an ended session is dropped, not held until 1,000 newer push it out
     if warm_up:
         rooms.warm_up()
     if block:

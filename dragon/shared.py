@@ -22,7 +22,12 @@ def once(key: Hashable, compute: Callable[[], R]) -> R:
             if key in _RESULTS:
                 _RESULTS.move_to_end(key)
                 return _RESULTS[key]
-        result = compute()
+        try:
+            result = compute()
+        except BaseException:
+            with _GUARD:
+                _LOCKS.pop(key, None)  # a failed computation leaves nothing behind (a later caller tries afresh)
+            raise
         with _GUARD:
             _RESULTS[key] = result
             while len(_RESULTS) > MAX_RESULTS:

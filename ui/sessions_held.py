@@ -1,41 +1,111 @@
-"""How long the server holds a Gradio session's state (a copy of the page's config, ≈64 KB, and the player's state):
-a call that never opened a page is dropped soon after it is answered, a closed page a while after its last event."""
+"""How long the server holds a Gradio session's state (a copy of the page's config, ≈61 KB, and the player's state):
+an open page's for good, a call that never opened a page soon after it was answered, a closed page's soon after."""
 
 import datetime
+import re
+import threading
+
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 CALL_GRACE_S = 30  # a session holding no state (an API call, a gradio_client): dropped 30 s after it was last used
-PAGE_GRACE_S = 600  # a page whose tab has closed: dropped 10 minutes after its last event (a page back from a lost
-# connection within that time finds its level and attempt as it left them)
+PAGE_GRACE_S = 120  # a page with no heartbeat open (its tab closed): dropped 2 minutes after its last sign of life
+# (a page back from a lost connection within that time finds its level and attempt as it left them)
+HEARTBEAT = re.compile(r"/heartbeat/([^/]+)/?$")
 
 
-def stale(holder, now: datetime.datetime) -> list[str]:
+class Pages:
+    """Which sessions have a page open now (their heartbeat stream) and when each last closed one."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, int] = {}
+        self._closed_at: dict[str, datetime.datetime] = {}
+        self._lock = threading.Lock()
+
+    def opened(self, session_id: str) -> None:
+        with self._lock:
+            self._open[session_id] = self._open.get(session_id, 0) + 1
+            self._closed_at.pop(session_id, None)
+
+    def closed(self, session_id: str) -> None:
+        with self._lock:
+            left = self._open.get(session_id, 1) - 1
+            if left > 0:
+                self._open[session_id] = left
+            else:
+                self._open.pop(session_id, None)
+                self._closed_at[session_id] = datetime.datetime.now()
+
+    def is_open(self, session_id: str) -> bool:
+        return session_id in self._open
+
+    def closed_at(self, session_id: str) -> datetime.datetime | None:
+        return self._closed_at.get(session_id)
+
+    def forget(self, session_id: str) -> None:
+        with self._lock:
+            self._closed_at.pop(session_id, None)
+
+    def prune(self, before: datetime.datetime) -> None:
+        """Forget the pages closed before `before` (a heartbeat for a session never used leaves nothing for long)."""
+        with self._lock:
+            for session_id in [s for s, at in self._closed_at.items() if at < before]:
+                del self._closed_at[session_id]
+
+
+class WatchPages:
+    """An ASGI middleware noting each page's heartbeat stream (GET …/heartbeat/{session}) as it opens and ends."""
+
+    def __init__(self, app: ASGIApp, pages: Pages) -> None:
+        self.app = app
+        self.pages = pages
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = HEARTBEAT.search(scope.get("path", "")) if scope["type"] == "http" else None
+        if found is None or scope.get("method") != "GET":
+            await self.app(scope, receive, send)
+            return
+        session_id = found.group(1)[:128]
+        self.pages.opened(session_id)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.pages.closed(session_id)
+
+
+def stale(holder, pages: Pages, now: datetime.datetime) -> list[str]:
     """The sessions of a Gradio StateHolder whose state is no longer wanted, as of `now`."""
     found = []
     for session_id, state in list(holder.session_data.items()):
-        idle = (now - holder.time_last_used.get(session_id, now)).total_seconds()
-        if (not state.state_data and idle > CALL_GRACE_S) or (getattr(state, "is_closed", False) and idle > PAGE_GRACE_S):
+        if pages.is_open(session_id):
+            continue  # a page open, however long idle
+        last = max(holder.time_last_used.get(session_id, now), pages.closed_at(session_id) or datetime.datetime.min)
+        idle = (now - last).total_seconds()
+        if idle > (PAGE_GRACE_S if state.state_data else CALL_GRACE_S):
             found.append(session_id)
     return found
 
 
-def drop_stale(holder) -> int:
+def drop_stale(holder, pages: Pages) -> int:
     """Drop the stale sessions' state; how many were dropped."""
-    gone = stale(holder, datetime.datetime.now())
+    now = datetime.datetime.now()
+    gone = stale(holder, pages, now)
+    pages.prune(now - datetime.timedelta(seconds=2 * PAGE_GRACE_S))
     with holder.lock:
         for session_id in gone:
             holder.session_data.pop(session_id, None)
             holder.time_last_used.pop(session_id, None)
+            pages.forget(session_id)
     return len(gone)
 
 
-def hold_briefly(demo) -> None:
+def hold_briefly(demo, pages: Pages) -> None:
     """Drop stale sessions each time Gradio itself sweeps expired state (once a second, on the server's own loop, so
     no sweep runs beside another)."""
     holder = demo.state_holder
     sweep = holder.delete_all_expired_state
 
     def sweep_and_drop() -> None:
-        drop_stale(holder)
+        drop_stale(holder, pages)
         sweep()
 
     holder.delete_all_expired_state = sweep_and_drop
