@@ -16,7 +16,7 @@ from dragon import api as core_api
 from dragon.checks import mended
 from dragon.levels import LevelError, load_levels
 from dragon.runs import owned_by
-from ui import admission, handlers, play, quiz, rooms, sandbox, sessions_held, teacher_box
+from ui import admission, handlers, heap, play, quiz, rooms, sandbox, sessions_held, teacher_box
 from ui.body_limit import BodyLimit
 from ui.first_script import FirstScript
 from ui.layout import build
@@ -312,6 +312,7 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
     """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
     no player's input changes start at once in the server's lane, in the background (ui/rooms.py warm_up)."""
+    heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed (ui/heap.py)
     pages = sessions_held.Pages()  # the pages open now (their heartbeats), for how long a session's state is held
     started = queue(demo).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
@@ -333,6 +334,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
             Middleware(sessions_held.WatchPages, pages=pages)]},
     )
     sessions_held.hold_briefly(demo, pages)  # an ended session is dropped, not held until 1,000 newer push it out
+    heap.trim_now_and_then(demo)
     if warm_up:
         rooms.warm_up()
     if block:
