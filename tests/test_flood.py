@@ -59,12 +59,16 @@ def test_no_direct_post_goes_around_the_queue(app_url, endpoint) -> None:
     assert answer.status_code == 404 and "queue" in answer.json()["detail"]
 
 
-async def join(app_url: str, source: str, session: str | None) -> tuple[int, str]:
-    """One race call queued from a source address (a loopback address of its own) as a client with that session."""
+# a call of every other expensive kind (trainings, the real model): refused in these tests before anything runs
+OTHERS = {"heads_experiment": [], "grow": [], "prune": [[1] * 8], "crystal_ball": ["The cat sat.", "cat"], "tower": []}
+
+
+async def join(app_url: str, source: str, session: str | None, endpoint: str = "race") -> tuple[int, str]:
+    """One call queued from a source address (a loopback address of its own) as a client with that session."""
     transport = httpx.AsyncHTTPTransport(local_address=source)
     async with httpx.AsyncClient(transport=transport, timeout=10) as http:
-        body = {**RACE, **({"session_hash": session} if session else {})}
-        answer = await http.post(f"{app_url}gradio_api/call/race", json=body)
+        body = {"data": OTHERS.get(endpoint, RACE["data"]), **({"session_hash": session} if session else {})}
+        answer = await http.post(f"{app_url}gradio_api/call/{endpoint}", json=body)
         return answer.status_code, answer.text
 
 
@@ -84,6 +88,8 @@ def timed_call(app_url: str, source: str, endpoint: str, data: list) -> tuple[fl
 def test_a_flood_is_capped_and_everyone_else_keeps_playing(app_server, monkeypatch: pytest.MonkeyPatch) -> None:
     demo, url = app_server
     queue = demo._queue
+    for endpoint, data in (("levels", []), ("play", ["2-1", [0.5] * 8, "en"])):
+        timed_call(url, "127.0.0.2", endpoint, data)  # answered once before, as on any server a class has used
     gate = threading.Event()  # the lane is held: every race let in waits, so the counts are exact
     held = LANE.submit(f"hold/{time.time_ns()}", lambda report: gate.wait(120), "race")
     try:
@@ -93,11 +99,17 @@ def test_a_flood_is_capped_and_everyone_else_keeps_playing(app_server, monkeypat
         refused = [a for a in answers if a[0] == 503]
         assert len(taken) == PER_CLIENT and len(refused) == 10 - PER_CLIENT
         assert all("this client" in json.loads(text)["detail"] for _, text in refused)
+        for endpoint in OTHERS:  # a training or the real model counts the same: that client waits for its races
+            code, text = asyncio.run(join(url, "127.0.0.1", "flood-a", endpoint))
+            assert code == 503 and "this client" in json.loads(text)["detail"], (endpoint, code, text)
         # the same address as new clients (new session ids, or none): up to PER_ADDRESS in all
         answers = asyncio.run(flood(url, "127.0.0.1", [f"flood-{i}" for i in range(8)] + [None] * 4))
         assert sum(a[0] == 200 for a in answers) == PER_ADDRESS - PER_CLIENT
         assert all("this address" in json.loads(t)["detail"] for c, t in answers if c != 200)
         assert sum(a == "127.0.0.1" for _, a in waiting_calls(queue)) == PER_ADDRESS
+        for endpoint in OTHERS:
+            code, text = asyncio.run(join(url, "127.0.0.1", f"new-{endpoint}", endpoint))
+            assert code == 503 and "this address" in json.loads(text)["detail"], (endpoint, code, text)
         # everyone else keeps playing: the cheap endpoints answer within 1 s, another address's race is let in
         for _ in range(3):
             seconds, event = timed_call(url, "127.0.0.2", "levels", [])
