@@ -21,6 +21,7 @@ from ui.body_limit import BodyLimit
 from ui.first_script import FirstScript
 from ui.layout import build
 from ui.text import i18n_tables
+from ui.unused_routes import RefuseUnused
 
 UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
 BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
@@ -312,6 +313,7 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
     """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
     no player's input changes start at once in the server's lane, in the background (ui/rooms.py warm_up)."""
+    sessions_held.lean_sessions()  # a session holds no copy of the page for deep links (≈20 KB, not ≈61)
     heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed (ui/heap.py)
     pages = sessions_held.Pages()  # the pages open now (their heartbeats), for how long a session's state is held
     started = queue(demo).launch(
@@ -329,9 +331,9 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         state_session_capacity=SESSIONS_HELD,
         prevent_thread_lock=True,
         quiet=not block,
-        app_kwargs={"middleware": [  # bodies over 1 MiB refused unread; a script before Gradio's modules; pages noted
+        app_kwargs={"middleware": [  # bodies over 1 MiB refused; a script before Gradio's; pages noted; unused routes
             Middleware(BodyLimit), Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8")),
-            Middleware(sessions_held.WatchPages, pages=pages)]},
+            Middleware(sessions_held.WatchPages, pages=pages), Middleware(RefuseUnused)]},
     )
     sessions_held.hold_briefly(demo, pages)  # an ended session is dropped, not held until 1,000 newer push it out
     heap.trim_now_and_then(demo)

@@ -90,3 +90,30 @@ def test_the_apps_api_sessions_go_once_answered_and_an_open_page_stays(app_serve
         time.sleep(3)
         assert page in held
     assert wait_until(lambda: page not in held)  # its tab closed: gone after the grace
+
+
+def test_a_session_holds_no_copy_of_the_page(app_server) -> None:
+    """A new session is a LeanSession: no deep-link copy of every component's config (≈40 KB a session)."""
+    import gc
+    import tracemalloc
+
+    demo, _ = app_server
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    ids = [f"lean-{i}" for i in range(50)]
+    for session_id in ids:
+        assert isinstance(demo.state_holder[session_id], sessions_held.LeanSession)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    per_session = sum(d.size_diff for d in after.compare_to(before, "filename")) / len(ids)
+    assert per_session < 25_000, per_session
+    state = demo.state_holder[ids[0]]
+    assert state.config_values == {} and state.state_data == {} and state.blocks_config is not demo.default_config
+
+
+def test_uploads_and_deep_links_are_refused(app_url) -> None:
+    upload = httpx.post(f"{app_url}gradio_api/upload", files={"files": ("x.txt", b"hello")}, timeout=10)
+    link = httpx.get(f"{app_url}gradio_api/deep_link", params={"session_hash": "lean-0"}, timeout=10)
+    for answer in (upload, link):
+        assert answer.status_code == 404 and "no uploads" in answer.json()["error"]

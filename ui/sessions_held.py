@@ -1,16 +1,39 @@
-"""How long the server holds a Gradio session's state (a copy of the page's config, ≈61 KB, and the player's state):
-an open page's for good, a call that never opened a page soon after it was answered, a closed page's soon after."""
+"""What the server holds of a Gradio session and for how long: its state without a copy of the page for deep links
+(≈20 KB, not ≈61), an open page's for good, a call that never opened a page's soon after it was answered, a closed
+page's soon after."""
 
 import datetime
+import os
 import re
 import threading
+from copy import copy
 
+import gradio.state_holder
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 CALL_GRACE_S = 30  # a session holding no state (an API call, a gradio_client): dropped 30 s after it was last used
 PAGE_GRACE_S = 120  # a page with no heartbeat open (its tab closed): dropped 2 minutes after its last sign of life
 # (a page back from a lost connection within that time finds its level and attempt as it left them)
 HEARTBEAT = re.compile(r"/heartbeat/([^/]+)/?$")
+
+
+class LeanSession(gradio.state_holder.SessionState):
+    """Gradio's SessionState without `config_values`, the copy of every component's config it makes for deep links
+    (a `gr.DeepLinkButton`; this app has none and refuses the route: ui/unused_routes.py). What Gradio later writes
+    there (a state set, a value changed) still goes in, one entry a component."""
+
+    def __init__(self, blocks) -> None:  # as SessionState.__init__ (Gradio 6.31), without building config_values
+        self.blocks_config = copy(blocks.default_config)
+        self.config_values = {}
+        self.state_data = {}
+        self._state_ttl = {}
+        self.is_closed = False
+        self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
+
+
+def lean_sessions() -> None:
+    """New sessions of the server's StateHolder are LeanSessions (it looks the class up when it makes one)."""
+    gradio.state_holder.SessionState = LeanSession
 
 
 class Pages:
