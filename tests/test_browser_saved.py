@@ -18,6 +18,7 @@ import pytest
 
 from dragon import game
 from dragon.levels import get_level, load_levels
+from tests.a11y import audit, summary
 from tests.test_browser import browser, in_view, open_page, shot, wait_ready  # noqa: F401  (fixtures)
 from ui.text import t
 
@@ -294,6 +295,8 @@ def test_a_code_over_other_progress_asks_and_only_replace_replaces(open_page, st
         assert in_view(page, part), f"{part} is out of view ({size})"
     assert keep.text_content() == t("ci_keep", lang)
     shot(page, f"saved-ask-{size}-{lang}")
+    violations = audit(page)  # axe-core: the question and its answers, as a screen reader meets them
+    assert violations == [], summary(violations)
     assert stored_progress(page, store).progress == MINE  # asking changes nothing
 
     page.keyboard.press("Enter")  # 'keep mine', where the focus is
