@@ -153,6 +153,7 @@ def unlocked_chapters(progress: dict) -> set[int]:
 
 
 CODE_PREFIX = "DRAGON1-"
+MAX_CODE_CHARS = 20_000  # a code of every level and 100 teachers' levels in each table is about 12,000 characters
 
 
 def export_code(progress: dict) -> str:
@@ -163,7 +164,7 @@ def export_code(progress: dict) -> str:
 
 def import_code(code: str) -> dict:
     """Progress from an export code; ValueError (and nothing changed) when it is not a valid code."""
-    if not isinstance(code, str) or not code.strip().startswith(CODE_PREFIX) or len(code) > 20_000:
+    if not isinstance(code, str) or not code.strip().startswith(CODE_PREFIX) or len(code) > MAX_CODE_CHARS:
         raise ValueError("not a progress code")
     body = code.strip()[len(CODE_PREFIX) :]
     try:
@@ -171,7 +172,7 @@ def import_code(code: str) -> dict:
     except ValueError as err:
         raise ValueError("the progress code is damaged") from err
     loaded = load(saved)
-    if loaded.notice:
+    if loaded.notice or not isinstance(saved, dict) or "sig" not in saved:  # null, {} or "": no signed progress
         raise ValueError("the progress code is damaged")
     return loaded.progress
 

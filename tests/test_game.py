@@ -1,10 +1,12 @@
 """Progress: pure updates, derived XP and unlocks, tamper-evident saving, export codes."""
 
+import base64
 import json
 
 import pytest
 
 from dragon import api, game
+from dragon.levels import load_levels
 
 
 def test_record_keeps_the_best() -> None:
@@ -85,6 +87,24 @@ def test_export_import_code() -> None:
     for bad in ["", "hello", code[:-4] + "AAAA", "DRAGON1-!!!", "DRAGON1-" + "A" * 30000]:
         with pytest.raises(ValueError):
             game.import_code(bad)
+
+
+@pytest.mark.parametrize("raw", ["null", "{}", '""'])
+def test_a_code_that_carries_no_signed_progress_is_refused(raw: str) -> None:
+    """A code of null, {} or "" read as 'nothing saved' (a fresh start) and so wiped the player's progress."""
+    code = game.CODE_PREFIX + base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    with pytest.raises(ValueError):
+        game.import_code(code)
+    assert game.import_code(game.export_code(game.new_progress())) == game.new_progress()  # a real empty one is fine
+
+
+def test_the_largest_real_progress_code_fits_the_bound() -> None:
+    ids = [lv.id for c in load_levels() for lv in c.levels] + [f"t-{i:012x}" for i in range(game.MAX_TEACHER_LEVELS)]
+    full = game.new_progress()
+    for table, value in (("stars", 3), ("best", 99.99), ("hints", 99), ("shown", 1)):
+        full[table].update(dict.fromkeys(ids, value))
+    code = game.export_code(full)
+    assert len(code) < game.MAX_CODE_CHARS and game.import_code(code) == full
 
 
 def test_api_levels_and_play() -> None:

@@ -266,6 +266,45 @@ def test_import_code_round_trip_and_bad_code() -> None:
     assert set(bad) == {"codes"} and "nothing was changed" in bad["codes"]["message"]
 
 
+# --- a progress code over other progress: asked first -------------------------------------------------------------
+
+MINE = game.record(game.record(game.new_progress(), "1-1", 100, 3), "2-1", 80, 1)  # ★ 4 from 2 levels
+THEIRS = game.record(game.new_progress(), "2-2", 96, 3)  # ★ 3 from 1 level
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_code_over_other_progress_asks_what_each_holds_and_changes_nothing(lang: str) -> None:
+    out = handlers.import_code({"level": "2-1", "lang": lang}, game.save(MINE), {"code": game.export_code(THEIRS)})
+    assert set(out) == {"codes"}  # nothing saved, nothing redrawn: only the question
+    codes = out["codes"]
+    assert codes["ask"] is True and codes["message"] == esc(t("ci_question", lang))
+    assert codes["here"] == esc(t("ci_here", lang, stars=4, levels=2, xp=game.xp(MINE)))
+    assert codes["there"] == esc(t("ci_code", lang, stars=3, levels=1, xp=game.xp(THEIRS)))
+    assert game.import_code(codes["pending"]) == THEIRS  # what 'replace' imports is the code asked about
+    assert codes["replace_label"] == esc(t("ci_replace", lang)) and codes["keep_label"] == esc(t("ci_keep", lang))
+
+
+def test_replace_imports_the_code_and_keep_changes_nothing() -> None:
+    asked = handlers.import_code(ZH, game.save(MINE), {"code": game.export_code(THEIRS)})["codes"]
+    replaced = handlers.import_code(ZH, game.save(MINE), {"code": asked["pending"], "answer": "replace"})
+    assert game.load(replaced["saved"]).progress == THEIRS and replaced["codes"]["ask"] is False
+    assert replaced["codes"]["message"] == esc(t("imported", "zh")) and "★ 3/" in replaced["top"]["header"]
+    kept = handlers.import_code({"level": "2-1", "lang": "en"}, game.save(MINE), {"code": "", "answer": "keep"})
+    assert set(kept) == {"codes"} and kept["codes"]["message"] == esc(t("ci_kept", "en"))
+    assert kept["codes"]["ask"] is False
+
+
+def test_a_fresh_browser_or_the_same_progress_imports_at_once_and_a_bad_code_is_refused_even_when_confirmed() -> None:
+    for saved in (None, "", fresh(), game.save(THEIRS), "garbage{{"):  # damaged counts as nothing to lose
+        out = handlers.import_code(ZH, saved, {"code": game.export_code(THEIRS)})
+        assert game.load(out["saved"]).progress == THEIRS and out["codes"]["ask"] is False, saved
+    for answer in ("replace", None, "keep!"):
+        bad = handlers.import_code(ZH, game.save(MINE), {"code": "DRAGON1-garbage", "answer": answer})
+        assert set(bad) == {"codes"} and bad["codes"]["message"] == esc(t("bad_code", "zh")), answer
+    for data in (None, [], {"code": 5}, {"answer": "replace"}):
+        assert set(handlers.import_code(ZH, game.save(MINE), data)) == {"codes"}, data
+
+
 def test_locked_chapter_is_refused_from_the_menu() -> None:
     out = handlers.choose_level({"level": "1-1", "lang": "en"}, fresh(), {"level": "2-1"})
     assert set(out) == {"top"} and "locked" in out["top"]["notice"] and out["top"]["level"] == "1-1"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from dragon import game
 from dragon.config import HEADS
 
 from .text import HEAD_COLORS
@@ -101,10 +102,17 @@ CODES_TEMPLATE = (
     '<label for="mhd-code">${code_label}</label><textarea id="mhd-code" rows="3" spellcheck="false"></textarea>'
     '<div class="code-buttons"><button type="button" data-act="export">${export_label}</button>'
     '<button type="button" data-act="import">${import_label}</button></div>'
-    '<div class="code-msg" role="status">${message}</div></details>'
+    '<div class="code-msg" id="mhd-code-msg" role="status">${message}</div>'
+    # a code over other progress: the question (the message above), what each holds, replace or keep
+    '<div class="code-ask" role="group" aria-labelledby="mhd-code-msg" ${ask ? "" : "hidden"}>'
+    '<ul><li>${here}</li><li>${there}</li></ul><div class="code-buttons">'
+    '<button type="button" data-act="replace">${replace_label}</button>'
+    '<button type="button" data-act="keep">${keep_label}</button></div></div></details>'
 )
 CODES_PROPS = {"open": False, "title": "", "help": "", "code_label": "", "export_label": "", "import_label": "",
-               "message": "", "code": ""}  # fmt: skip
+               "message": "", "code": "", "max_code": game.MAX_CODE_CHARS,
+               # the question before a code replaces other progress (ui/handlers.py import_code)
+               "ask": False, "here": "", "there": "", "pending": "", "replace_label": "", "keep_label": ""}  # fmt: skip
 
 
 def panel(live: Callable) -> gr.HTML:

@@ -6,7 +6,7 @@ import json
 
 from dragon import game, teacher_levels
 from dragon.checks import mended
-from dragon.levels import LANGS, all_levels, get_level
+from dragon.levels import LANGS, all_levels, get_level, load_levels
 
 from .page import codes_props, page
 from .sandbox import sandbox_page
@@ -130,15 +130,33 @@ def export_code(state: State, saved: Saved) -> dict:
     return {"codes": codes_props(lang, t("exported", lang), code=code, opened=True)}
 
 
+def holdings(progress: dict, lang: str, key: str) -> str:
+    """What a progress holds, in words: the game's stars (as the header counts them), levels played, XP."""
+    ids = {lv.id for c in load_levels() for lv in c.levels}
+    stars = sum(v for k, v in progress["stars"].items() if k in ids)
+    played = len(set(progress["stars"]) | set(progress["best"]))
+    return t(key, lang, stars=stars, levels=played, xp=game.xp(progress))
+
+
 def import_code(state: State, saved: Saved, data: EventData) -> dict:
-    """A pasted progress code (event data {code}): the progress replaces this browser's; a bad code changes nothing."""
+    """A pasted progress code (event data {code, answer}). Into a browser with no progress yet, or the same, it goes at
+    once; over other progress only once the player answers the question (what each holds) with "replace"; "keep"
+    changes nothing and says so; a bad code changes nothing."""
     session = session_of(state)
     lang = session["lang"]
-    code = data.get("code") if isinstance(data, dict) else None
+    data = data if isinstance(data, dict) else {}
+    answer = data.get("answer")
+    if answer == "keep":
+        return {"codes": codes_props(lang, t("ci_kept", lang), opened=True)}
     try:
-        progress = game.import_code(code)
+        progress = game.import_code(data.get("code"))
     except ValueError:
         return {"codes": codes_props(lang, t("bad_code", lang), opened=True)}
+    mine = game.load(saved).progress
+    if answer != "replace" and mine not in (game.new_progress(), progress):
+        ask = {"here": holdings(mine, lang, "ci_here"), "there": holdings(progress, lang, "ci_code"),
+               "pending": game.export_code(progress)}  # fmt: skip
+        return {"codes": codes_props(lang, t("ci_question", lang), opened=True, ask=ask)}
     level = level_of(session)
     if level is None:
         view = sandbox_page(lang, progress, carried(session), t("imported", lang))

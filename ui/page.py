@@ -14,8 +14,9 @@ from .top import top_props
 SANDBOX_HIDDEN = {"body": "", "label": ""}  # the sandbox's component, when a level is on screen
 
 
-def codes_props(lang: str, message: str = "", code: str = "", opened: bool = False) -> dict:
-    """The progress-code box in `lang`, with a message beside its buttons."""
+def codes_props(lang: str, message: str = "", code: str = "", opened: bool = False, ask: dict | None = None) -> dict:
+    """The progress-code box in `lang`, with a message beside its buttons. `ask` {here, there, pending}: the question
+    before a code replaces other progress — what each holds, and the code the 'replace' button imports."""
     out = {
         "title": esc(t("progress", lang)),
         "help": esc(t("progress_help", lang)),
@@ -24,6 +25,13 @@ def codes_props(lang: str, message: str = "", code: str = "", opened: bool = Fal
         "import_label": esc(t("import", lang)),
         "message": esc(message),
         "open": opened,
+        "max_code": game.MAX_CODE_CHARS,  # the script sends no more of a pasted text than one character over it
+        "ask": bool(ask),
+        "here": esc(ask["here"]) if ask else "",
+        "there": esc(ask["there"]) if ask else "",
+        "pending": ask["pending"] if ask else "",
+        "replace_label": esc(t("ci_replace", lang)),
+        "keep_label": esc(t("ci_keep", lang)),
     }
     if code:
         out["code"] = code

@@ -609,6 +609,16 @@ STRINGS.update({
     "w_busy": ("请稍候……", "One moment…"),
 })  # fmt: skip
 
+# --- a progress code imported over other progress: the question, what each holds, the answers (ci_…) -------------
+STRINGS.update({
+    "ci_question": ("这个浏览器里已经有进度，和进度码里的不一样。要用进度码里的进度替换这个浏览器里的吗？", "This browser already holds progress that differs from the code's. Replace this browser's progress with the code's?"),
+    "ci_here": ("这个浏览器里：★ {stars}，玩过 {levels} 关，经验 {xp}", "In this browser: ★ {stars} · levels played: {levels} · XP {xp}"),
+    "ci_code": ("进度码里：★ {stars}，玩过 {levels} 关，经验 {xp}", "In the code: ★ {stars} · levels played: {levels} · XP {xp}"),
+    "ci_replace": ("用进度码替换", "Replace with the code's"),
+    "ci_keep": ("保留我的进度", "Keep mine"),
+    "ci_kept": ("你的进度保留了，什么都没有改变。", "Your progress was kept; nothing was changed."),
+})  # fmt: skip
+
 NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
 

@@ -8,6 +8,16 @@
   const projector = p === null ? localStorage.getItem("dragon-projector") === "1" : p === "1";
   const localeOf = (l) => (l === "en" ? "en" : "zh-CN");
 
+  // The saved progress (gr.BrowserState, encrypted): the largest real one stored is about 13,400 characters (every
+  // level and 100 teachers' levels in each table). A far longer value there (edited, or another app's) is removed
+  // before Gradio reads it: Gradio would send it with the page's start, and over the server's 1 MiB body limit the
+  // page would never open. The server then finds something was stored but nothing came: it says the saved progress
+  // was damaged, in the page's language, and starts afresh.
+  const SAVED_KEY = "multi-head-dragon-progress";
+  const MAX_SAVED = 100000; // characters
+  const saved = localStorage.getItem(SAVED_KEY);
+  if (saved !== null && saved.length > MAX_SAVED) localStorage.removeItem(SAVED_KEY);
+
   try {
     const get = () => localeOf(window.__dragon ? window.__dragon.lang : lang);
     Object.defineProperty(navigator, "language", { get: get, configurable: true });
@@ -108,7 +118,7 @@
     sandbox: params.get("sandbox") === "1", text: cut(params.get("text"), 400),
     tlang: cut(params.get("tlang"), 4),
     // something is saved: if the server then receives no progress, the saved value was unreadable or edited
-    stored: localStorage.getItem("multi-head-dragon-progress") !== null,
+    stored: saved !== null,
     setLang: setLang, setProjector: setProjector, held: held, whenFree: whenFree, reveal: reveal,
   };
   localStorage.setItem("dragon-lang", lang);
