@@ -337,6 +337,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
     )
     sessions_held.hold_briefly(demo, pages)  # an ended session is dropped, not held until 1,000 newer push it out
     heap.trim_now_and_then(demo)
+    heap.freeze_startup()  # what start-up loaded stays out of the garbage collector's full passes
     if warm_up:
         rooms.warm_up()
     if block:

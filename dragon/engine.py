@@ -12,6 +12,9 @@ from .device import interactive_device
 from .features import embed
 from .heads import build_dragon_attention
 
+# readings kept (up to ≈100 KB each): every level's text in both languages (44), a class's own sandbox texts (40) and
+# a teacher's pack (12 levels, 24 texts) fit; the least recently read is dropped first
+READS_KEPT = 128
 
 @dataclass(frozen=True)
 class Reading:
@@ -41,7 +44,7 @@ class Dragon:
         self.config = config
         self.device = device or interactive_device()
         self.attention: MultiHeadAttention = build_dragon_attention(config).to(self.device)
-        self._cached_read = functools.lru_cache(maxsize=256)(self._read)
+        self._cached_read = functools.lru_cache(maxsize=READS_KEPT)(self._read)
 
     def read(self, text: str, lang: str = "auto") -> Reading:
         """The dragon's reading of a text, cached (keyed on no more of the text than is ever read)."""

@@ -28,3 +28,9 @@ def test_trim_gives_freed_pages_back() -> None:
     after = rss_mb()
     assert after < before - 150, (before, after)
     assert len(kept) == 625
+
+
+def test_what_start_up_loaded_is_kept_out_of_full_collections(app_server) -> None:
+    import gc
+
+    assert gc.get_freeze_count() > 100_000  # the app's launch froze its start-up objects (levels, lexicons, jieba)
