@@ -45,10 +45,12 @@ EVALUATED = ("q49q", "w49w", "4949")  # what ${7*7} and {{7*7}} would have becom
 SENTENCE = "The teacher told the students that they should study hard."
 
 # Set up before any script of the page, in every frame: the flag's setter records, a MutationObserver records every
-# payload node that enters the DOM (even one removed again), __look scans a tree on demand.
+# payload node that enters the DOM (even one removed again), __look scans a tree on demand; each record also goes to
+# the test at once (__reportHit), so a reload or a new document forgets none.
 WATCH = r"""(() => {
-  const hits = [];
-  Object.defineProperty(window, "__hits", { value: hits, configurable: false });
+  const list = [];
+  const hits = { push: (h) => { list.push(h); if (window.__reportHit) window.__reportHit(h); } };  // and to the test
+  Object.defineProperty(window, "__hits", { value: list, configurable: false });
   Object.defineProperty(window, "__pwned", { configurable: false, get() { return undefined; },
                                              set(v) { hits.push("flag " + String(v)); } });
   const BAD = /pwned|alert\(/i;
@@ -106,6 +108,8 @@ class Watched:
         self.context, self.size = context, size
         self.dialogs: list[str] = []
         self.errors: list[str] = []
+        self.hits: list[str] = []
+        context.expose_function("__reportHit", lambda h: self.hits.append(h))
         self.page = self.watch(context.new_page())
 
     def watch(self, page):
@@ -159,7 +163,7 @@ def assert_inert(w: Watched, shown: list[str] = (), hover: list[str] = (), page=
     assert page.evaluate(NUDGE) > 0
     page.wait_for_timeout(300)  # an <img src=x> would have failed to load by now
     found = page.evaluate(SCAN)
-    assert found["hits"] == [], found["hits"][:10]
+    assert found["hits"] == [] and w.hits == [], (found["hits"][:10], w.hits[:10])
     assert w.dialogs == [] and w.errors == [], (w.dialogs, w.errors)
     everything = "\n".join([found["text"], *found["values"], *found["options"]])
     assert not [e for e in EVALUATED if e in everything], [e for e in EVALUATED if e in everything]
@@ -210,7 +214,8 @@ def test_the_watcher_sees_a_planted_injection(hostile) -> None:
     w.page.evaluate(NUDGE)
     w.page.wait_for_timeout(500)
     hits = w.page.evaluate(SCAN)["hits"]
-    assert {"flag 1", "flag 7", "flag 8"} <= set(hits), hits
+    w.page.wait_for_timeout(100)  # the reports to the test arrive
+    assert {"flag 1", "flag 7", "flag 8"} <= set(hits) and {"flag 1", "flag 7", "flag 8"} <= set(w.hits), hits
     assert any("handler IMG onerror" in h for h in hits) and any("node IFRAME" in h for h in hits), hits
     assert w.dialogs and set(w.dialogs) == {"alert: 1"}  # on its load error, and again when pointed at
     w.page.evaluate("document.querySelector('#top').lastChild.remove()")
@@ -221,36 +226,38 @@ def test_the_watcher_sees_a_planted_injection(hostile) -> None:
 
 def test_every_url_parameter_renders_as_text(hostile) -> None:
     """head.js reads level, lang, projector, custom, exam, sandbox, text and tlang; Gradio reads __theme. Every one
-    given every payload (the level's as whole as its 20 characters allow); the pages load side by side."""
+    given the payloads (a level as whole as its 20 characters allow); the pages load side by side."""
     q = urllib.parse.quote
     cases: list[tuple[str, list[str]]] = []
-    for p in (SHORT[0], SHORT[1], SHORT[2], PAYLOADS["img"]):  # an unknown level is named in its notice, cut at 20
-        cases.append((f"level={q(p)}&lang=en", [t("unknown_level", "en", id=p[:20])]))
+    for p in SHORT[:3]:  # an unknown level is named in its notice (a tag, an attribute break-out, templates)
+        cases.append((f"level={q(p)}&lang=en", [t("unknown_level", "en", id=p)]))
+    cases.append((f"sandbox=1&lang=en&tlang={q(PAYLOADS['img'])}&text={q(LONG)}", [LONG]))
     try:
         teacher_levels.levels_from_code(LONG)
         raise AssertionError("the payloads opened as a share code")
     except teacher_levels.TeacherLevelError as err:
-        bad_link = t("tb_bad_link", "en", why=err.errors[0].removeprefix("share link: "))
-    cases.append((f"custom={q(LONG)}&lang=en", [bad_link]))
-    cases.append((f"sandbox=1&lang=en&tlang={q(PAYLOADS['img'])}&text={q(LONG)}", [LONG]))
-    everything = "&".join(f"{k}={q(LONG)}" for k in ("lang", "projector", "exam", "sandbox", "tlang", "__theme", "x"))
-    cases.append((f"{everything}#{q(LONG)}", []))  # the game opens as usual: zh, no projector, no exam
+        bad_link = t("tb_bad_link", "zh", why=err.errors[0].removeprefix("share link: "))
+    params = ("lang", "projector", "exam", "sandbox", "tlang", "custom", "__theme", "x")  # x: one the page never reads
+    rest = "&".join(f"{k}={q(LONG)}" for k in params)
+    cut = PAYLOADS["img"][:20]  # the link's level, cut at 20 characters by the page
+    cases.append((f"level={q(PAYLOADS['img'])}&{rest}#{q(LONG)}", [bad_link, t("unknown_level", "zh", id=cut)]))
     pages = [hostile(query, go=False) for query, _ in cases]
-    for w, (query, shown) in zip(pages, cases, strict=True):
+    for w, (_, shown) in zip(pages, cases, strict=True):
         ready_any(w.page)
-        found = assert_inert(w, shown, hover=["#top .notice", "#top .tok"])
-        if query.startswith("sandbox"):
-            assert w.page.locator("#mhd-sb-text").input_value() == LONG
-            assert w.page.locator("#top [data-field=tlang]").input_value() == "auto"
-            assert w.page.locator("#top .tok").all_inner_texts() == dragon.analyze(LONG, "auto")["tokens"]
-        if query.startswith("lang"):
-            assert w.page.evaluate("[window.__dragon.lang, window.__dragon.projector, window.__dragon.exam]") == [
-                "zh", False, False]  # fmt: skip
-            assert "#" + q(LONG) in w.page.url and "<img" not in found["text"]
+        assert_inert(w, shown, hover=["#top .notice", "#top .tok"])
+    sandbox, everything = pages[-2].page, pages[-1].page
+    assert sandbox.locator("#mhd-sb-text").input_value() == LONG
+    assert sandbox.locator("#top [data-field=tlang]").input_value() == "auto"
+    assert sandbox.locator("#top .tok").all_inner_texts() == dragon.analyze(LONG, "auto")["tokens"]
+    # the game opened as usual: Chinese, no projector, no exam, no sandbox, the first level; the notices say why
+    state = "[window.__dragon.lang, window.__dragon.projector, window.__dragon.exam, window.__dragon.sandbox]"
+    assert everything.evaluate(state) == ["zh", False, False, False]
+    assert everything.locator("#top .notice").inner_text() == f"{bad_link} {t('unknown_level', 'zh', id=cut)}"
+    assert "1-1" in everything.locator("#top .level-title").inner_text() and "#" + q(LONG) in everything.url
     pages[0].page.locator("#top .notice").scroll_into_view_if_needed()
     shot(pages[0].page, "injection-url-level-notice")
-    shot(pages[-3].page, "injection-url-custom-notice")
-    shot(pages[-2].page, "injection-url-sandbox-text")
+    shot(sandbox, "injection-url-sandbox-text")
+    shot(everything, "injection-url-every-parameter")
 
 
 # --- the sandbox ------------------------------------------------------------------------------------------------------
