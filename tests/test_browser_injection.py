@@ -157,11 +157,11 @@ def assert_inert(w: Watched, shown: list[str] = (), hover: list[str] = (), page=
     `shown` on the page as text (its text, a box's value or an option). Returns the scan."""
     page = page or w.page
     for selector in hover:
-        for el in page.locator(selector).all()[:4]:
+        for el in page.locator(selector).all()[:2]:
             if el.is_visible():
                 el.hover(timeout=5_000)
     assert page.evaluate(NUDGE) > 0
-    page.wait_for_timeout(300)  # an <img src=x> would have failed to load by now
+    page.wait_for_timeout(200)  # an <img src=x> would have failed to load by now (a 404 from this server)
     found = page.evaluate(SCAN)
     assert found["hits"] == [] and w.hits == [], (found["hits"][:10], w.hits[:10])
     assert w.dialogs == [] and w.errors == [], (w.dialogs, w.errors)
@@ -237,7 +237,7 @@ def test_every_url_parameter_renders_as_text(hostile) -> None:
         raise AssertionError("the payloads opened as a share code")
     except teacher_levels.TeacherLevelError as err:
         bad_link = t("tb_bad_link", "zh", why=err.errors[0].removeprefix("share link: "))
-    params = ("lang", "projector", "exam", "sandbox", "tlang", "custom", "__theme", "x")  # x: one the page never reads
+    params = ("lang", "projector", "exam", "sandbox", "tlang", "custom", "__theme", "view", "x")  # x: never read
     rest = "&".join(f"{k}={q(LONG)}" for k in params)
     cut = PAYLOADS["img"][:20]  # the link's level, cut at 20 characters by the page
     cases.append((f"level={q(PAYLOADS['img'])}&{rest}#{q(LONG)}", [bad_link, t("unknown_level", "zh", id=cut)]))
@@ -263,7 +263,15 @@ def test_every_url_parameter_renders_as_text(hostile) -> None:
 # --- the sandbox ------------------------------------------------------------------------------------------------------
 
 
-def test_the_sandbox_text_box_and_word_picker_render_payloads_as_text(hostile) -> None:
+def built_link(page, app_url: str, kind: str = "plain") -> dict[str, str]:
+    """A link the teachers' box built (from the page's address and the server's parameters): on this app's own
+    address, never a javascript: URL, whatever the text it carries; its parameters."""
+    link = page.locator(f'#teacher input[data-link="{kind}"]').input_value()
+    assert link.startswith(app_url), link
+    return {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlparse(link).query).items()}
+
+
+def test_the_sandbox_text_box_and_word_picker_render_payloads_as_text(hostile, app_url) -> None:
     w = hostile("sandbox=1&lang=en")
     page = w.page
     page.fill("#mhd-sb-text", LONG)
@@ -288,13 +296,14 @@ def test_the_sandbox_text_box_and_word_picker_render_payloads_as_text(hostile) -
     page.wait_for_selector("#sandbox .cb-grid", timeout=120_000)
     assert page.locator("#sandbox .cb-key span").all_inner_texts() == api.crystal_ball(short, "onerror")["tokens"]
     assert_inert(w, [short], hover=["#sandbox .cb-map", "#sandbox .cb-key span"])
+    assert built_link(page, app_url)["text"] == short  # the sandbox's link carries the text as a parameter
     page.reload()  # the link in the address bar carries the text: it comes back whole
     ready_any(page)
     assert page.locator("#mhd-sb-text").input_value() == short
     assert_inert(w, [short])
 
 
-def test_a_level_made_in_the_sandbox_and_opened_by_its_share_link(hostile) -> None:
+def test_a_level_made_in_the_sandbox_and_opened_by_its_share_link(hostile, app_url) -> None:
     text = f"{SENTENCE} {PAYLOADS['svg']}"
     target = fair_target(text)
     titles = {"zh": PAYLOADS["img"], "en": PAYLOADS["attr"]}
@@ -311,7 +320,7 @@ def test_a_level_made_in_the_sandbox_and_opened_by_its_share_link(hostile) -> No
     assert titles["en"] in page.locator("#top .level-title").inner_text()
     assert_inert(w, [titles["en"]], hover=["#top .level-title", "#top .tok"])
     share = page.locator('#teacher input[data-link="plain"]').input_value()
-    assert "custom=T1." in share
+    assert built_link(page, app_url)["custom"].startswith("T1.")
     fresh = hostile(share)  # a student: a fresh browser with nothing but the link
     set_gates(fresh.page, target)
     fresh.page.wait_for_selector("#panel .feedback .why")
@@ -339,7 +348,7 @@ def hostile_pack() -> dict:
     return {"levels": levels}
 
 
-def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_text(hostile) -> None:
+def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_text(hostile, app_url) -> None:
     pack = hostile_pack()
     w = hostile("level=2-1&lang=en")
     page = w.page
@@ -365,7 +374,7 @@ def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_tex
     open_box(page)
     share = page.locator('#teacher input[data-link="plain"]').input_value()
     fresh = hostile(share)  # a student: a fresh browser with nothing but the link
-    levels = teacher_levels.levels_from_code(urllib.parse.parse_qs(urllib.parse.urlparse(share).query)["custom"][0])
+    levels = teacher_levels.levels_from_code(built_link(page, app_url)["custom"])
     for level in levels:  # every level of the pack, picked as the class would
         fresh.page.select_option("#top .level-pick", level.id)
         fresh.page.wait_for_function("(x) => document.querySelector('#top .level-title').textContent.includes(x)",
