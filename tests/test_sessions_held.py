@@ -11,8 +11,6 @@ import httpx
 from ui import sessions_held
 from ui.sessions_held import CALL_GRACE_S, PAGE_GRACE_S, Pages, drop_stale, stale
 
-NOW = datetime.datetime.now()
-
 
 class Held:
     def __init__(self, state_data: dict) -> None:
@@ -22,13 +20,14 @@ class Held:
 class Holder:
     """What sessions_held reads of Gradio's StateHolder."""
 
-    def __init__(self, sessions: dict[str, tuple[Held, float]]) -> None:
+    def __init__(self, sessions: dict[str, tuple[Held, float]], now: datetime.datetime) -> None:
         self.session_data = OrderedDict((k, held) for k, (held, _) in sessions.items())
-        self.time_last_used = {k: NOW - datetime.timedelta(seconds=idle) for k, (_, idle) in sessions.items()}
+        self.time_last_used = {k: now - datetime.timedelta(seconds=idle) for k, (_, idle) in sessions.items()}
         self.lock = threading.Lock()
 
 
 def test_what_is_stale() -> None:
+    now = datetime.datetime.now()  # the times are the test's own: drop_stale, a moment later, reads the clock again
     page = {1: {"level": "2-1"}}
     holder = Holder({
         "call-just-answered": (Held({}), CALL_GRACE_S - 5),
@@ -37,14 +36,14 @@ def test_what_is_stale() -> None:
         "page-closed-a-moment-ago": (Held(page), PAGE_GRACE_S + 5),  # last event long ago, heartbeat ended just now
         "page-closed-long-ago": (Held(page), PAGE_GRACE_S + 5),
         "page-never-opened-a-heartbeat": (Held(page), PAGE_GRACE_S + 5),
-    })  # fmt: skip
+    }, now)  # fmt: skip
     pages = Pages()
     for session_id in ("page-open-idle-an-hour", "page-closed-a-moment-ago", "page-closed-long-ago"):
         pages.opened(session_id)
     pages.closed("page-closed-a-moment-ago")
     pages.closed("page-closed-long-ago")
-    pages._closed_at["page-closed-long-ago"] = NOW - datetime.timedelta(seconds=PAGE_GRACE_S + 5)
-    assert stale(holder, pages, NOW) == ["call-long-ago", "page-closed-long-ago", "page-never-opened-a-heartbeat"]
+    pages._closed_at["page-closed-long-ago"] = now - datetime.timedelta(seconds=PAGE_GRACE_S + 5)
+    assert stale(holder, pages, now) == ["call-long-ago", "page-closed-long-ago", "page-never-opened-a-heartbeat"]
     assert drop_stale(holder, pages) == 3 and list(holder.session_data) == list(holder.time_last_used)
     assert set(holder.session_data) == {"call-just-answered", "page-open-idle-an-hour", "page-closed-a-moment-ago"}
     assert pages.closed_at("page-closed-long-ago") is None  # what was dropped is forgotten

@@ -1,6 +1,6 @@
 """What the server holds of a Gradio session and for how long: its state without a copy of the page for deep links
 (≈20 KB, not ≈61), an open page's for good, a call that never opened a page's soon after it was answered, a closed
-page's soon after."""
+page's half an hour after it closed."""
 
 import datetime
 import os
@@ -12,8 +12,9 @@ import gradio.state_holder
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 CALL_GRACE_S = 30  # a session holding no state (an API call, a gradio_client): dropped 30 s after it was last used
-PAGE_GRACE_S = 120  # a page with no heartbeat open (its tab closed): dropped 2 minutes after its last sign of life
-# (a page back from a lost connection within that time finds its level and attempt as it left them)
+PAGE_GRACE_S = 1800  # a page with no heartbeat open (its tab closed): dropped 30 minutes after its last sign of life
+# (a phone locked through a lesson, or a lost connection, comes back to its level and attempt as it left them; at
+# ≈20 KB a session, a class's closed pages cost little)
 HEARTBEAT = re.compile(r"/heartbeat/([^/]+)/?$")
 
 
