@@ -19,7 +19,7 @@ case "${1:-}" in
   start)
     if [ -e "$dir" ]; then echo "postgres.sh: $dir exists (a cluster already running? run: $0 stop)" >&2; exit 1; fi
     mkdir -m 700 "$dir"
-    [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
     as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
       -o "-c listen_addresses='' -c unix_socket_directories='$dir' -p $port -c fsync=off" start >&2
