@@ -665,9 +665,8 @@ class ClassroomStore:
         members' rows, then what hangs under them), so a student's move at that moment waits instead of deadlocking."""
         if not ids:
             return 0
-        connection.execute(sa.select(CLASSES.c.id).where(CLASSES.c.id.in_(ids)).order_by(CLASSES.c.id).with_for_update())
-        connection.execute(sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id.in_(ids)).order_by(MEMBERS.c.id)
-                           .with_for_update())
+        for table, key in ((CLASSES, CLASSES.c.id), (MEMBERS, MEMBERS.c.class_id)):
+            connection.execute(sa.select(table.c.id).where(key.in_(ids)).order_by(table.c.id).with_for_update())
         in_rounds = sa.select(ROUNDS.c.id).where(ROUNDS.c.class_id.in_(ids))
         for table in (RESULTS, ROUND_HEADS):
             connection.execute(table.delete().where(table.c.round_id.in_(in_rounds)))
