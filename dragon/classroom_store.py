@@ -185,7 +185,6 @@ RESULTS = sa.Table(
     sa.Column("last_move", sa.DateTime),
     sa.Column("best_at", sa.DateTime),
 )
-CLASS_TABLES = (RESULTS, ROUND_HEADS, ROUNDS, MEMBERS)  # a class's rows, children first
 
 
 # --- engine and migrations -----------------------------------------------------------------------------------------
