@@ -1,0 +1,696 @@
+"""A live class's storage (SQLAlchemy Core): classes, members, rounds, results; SQLite, or PostgreSQL (DATABASE_URL)."""
+
+import hashlib
+import hmac
+import math
+import os
+import secrets
+import sqlite3
+import unicodedata
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine, Row
+
+from .config import HEADS
+
+ROOT = Path(__file__).resolve().parent.parent
+DB_FILE = "classroom.sqlite3"  # under DRAGON_DATA_DIR, else the repository's data/ folder
+CODE_ALPHABET = "BCDFGHJKMNPRSTVWXZ"  # no vowels (so no words), no I L O Q U (look-alikes of 1 l 0 O V)
+CODE_LENGTH = 6
+CODE_TRIES = 20
+NICKNAME_MAX = 20  # code points after NFC
+JOINERS = {"\u200c", "\u200d"}  # format characters a name needs (ZWNJ in Persian, ZWJ in emoji sequences)
+MAX_MEMBERS = 200
+DEFAULT_HOURS = 12.0
+MAX_HOURS = 7 * 24.0
+KINDS = ("dragon", "everyone")
+DEFAULT_SETTINGS: dict[str, bool] = {"show_names": True, "exam": False}
+LOCK_KEY = zlib.crc32(b"dragon.classroom_store.migrate")  # PostgreSQL advisory lock held while migrating
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """Now in UTC, naive (every time in the database is naive UTC)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class ClassroomError(Exception):
+    """A request the class's rules refuse: `reason` names the rule (the UI words it), `detail` holds its numbers."""
+
+    def __init__(self, reason: str, **detail: float | int | str) -> None:
+        super().__init__(f"{reason} {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """A token bucket per member: `burst` moves at once, refilled at `per_second`."""
+
+    per_second: float = 5.0
+    burst: float = 10.0
+
+    def take(self, tokens: float, since: datetime, now: datetime) -> tuple[float, float]:
+        """(tokens left after one move, 0.0), or (tokens now, seconds until one is back) when none is left."""
+        elapsed = max(0.0, (now - since).total_seconds())  # another replica's clock may be a little behind
+        tokens = min(self.burst, tokens + elapsed * self.per_second)
+        if tokens >= 1.0:
+            return tokens - 1.0, 0.0
+        return tokens, (1.0 - tokens) / self.per_second
+
+
+@dataclass(frozen=True)
+class NewClass:
+    code: str
+    secret: str  # the teacher's secret, given once: only its hash is stored
+    expires: datetime
+
+
+@dataclass(frozen=True)
+class NewMember:
+    member_id: int
+    nickname: str
+    token: str  # the student's secret, given once: only its hash is stored
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    code: str
+    created: datetime
+    expires: datetime
+    settings: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class Member:
+    member_id: int
+    nickname: str
+    joined: datetime
+
+
+@dataclass(frozen=True)
+class Round:
+    round_id: int
+    kind: str
+    level_id: str
+    started: datetime
+    ended: datetime | None
+    best_score: float | None
+    best_stars: int | None
+
+
+@dataclass(frozen=True)
+class Result:
+    member_id: int
+    nickname: str
+    round_id: int
+    level_id: str
+    score: float | None  # the latest move's
+    best_score: float | None
+    stars: int | None  # the most stars earned
+    hints: int
+    moves: int
+    gates: list[float] | None  # the latest move's
+    first_move: datetime | None
+    best_at: datetime | None
+
+
+# --- tables ------------------------------------------------------------------------------------------------------
+
+METADATA = sa.MetaData()
+VERSIONS = sa.Table(
+    "schema_versions", METADATA,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("applied", sa.DateTime, nullable=False),
+)
+CLASSES = sa.Table(
+    "classes", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("code", sa.String(CODE_LENGTH), nullable=False, unique=True),
+    sa.Column("secret_hash", sa.String(64), nullable=False),  # sha256 hex of the teacher's secret
+    sa.Column("created", sa.DateTime, nullable=False),
+    sa.Column("expires", sa.DateTime, nullable=False, index=True),
+    sa.Column("settings", sa.JSON, nullable=False),
+)
+MEMBERS = sa.Table(
+    "members", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("nickname", sa.String(NICKNAME_MAX), nullable=False),  # NFC, exactly as shown
+    sa.Column("nickname_key", sa.Text, nullable=False),  # NFKC, casefolded: two names alike here are one name
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("joined", sa.DateTime, nullable=False),
+    sa.Column("bucket", sa.Float, nullable=False),  # rate limit: moves left in the bucket at bucket_at
+    sa.Column("bucket_at", sa.DateTime, nullable=False),
+    sa.UniqueConstraint("class_id", "nickname_key"),
+)
+ROUNDS = sa.Table(
+    "rounds", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("level_id", sa.String(64), nullable=False),
+    sa.Column("started", sa.DateTime, nullable=False),
+    sa.Column("ended", sa.DateTime),
+    sa.Column("best_score", sa.Float),  # a class-dragon round's best score, from the fused output of the means
+    sa.Column("best_stars", sa.Integer),
+    sa.CheckConstraint("kind IN ('dragon', 'everyone')", name="round_kind"),
+)
+ROUND_HEADS = sa.Table(
+    "round_heads", METADATA,
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("head", sa.Integer, nullable=False),
+    sa.Column("gate", sa.Float),  # the member's latest slider value; None until they move
+    sa.Column("moved", sa.DateTime),
+)
+RESULTS = sa.Table(
+    "results", METADATA,
+    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("score", sa.Float),
+    sa.Column("best_score", sa.Float),
+    sa.Column("stars", sa.Integer),
+    sa.Column("hints", sa.Integer, nullable=False),
+    sa.Column("moves", sa.Integer, nullable=False),
+    sa.Column("gates", sa.JSON),
+    sa.Column("first_move", sa.DateTime),
+    sa.Column("last_move", sa.DateTime),
+    sa.Column("best_at", sa.DateTime),
+)
+
+
+# --- engine and migrations -----------------------------------------------------------------------------------------
+
+
+def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """Where the SQLite file lives: DRAGON_DATA_DIR, else the repository's data/ folder."""
+    return Path(environ.get("DRAGON_DATA_DIR") or ROOT / "data")
+
+
+def database_url(environ: Mapping[str, str] = os.environ) -> str:
+    """DATABASE_URL with PostgreSQL on the psycopg 3 driver, else the SQLite file under data_dir()."""
+    url = environ.get("DATABASE_URL", "").strip()
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url or f"sqlite:///{data_dir(environ) / DB_FILE}"
+
+
+def class_hours(environ: Mapping[str, str] = os.environ) -> float:
+    """How long a class lives: CLASS_HOURS (a number of hours, over 0 and at most a week), else 12."""
+    text = environ.get("CLASS_HOURS", "").strip()
+    if not text:
+        return DEFAULT_HOURS
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = math.nan
+    if not 0 < hours <= MAX_HOURS:
+        raise ValueError(f"CLASS_HOURS must be a number of hours over 0 and at most {MAX_HOURS:g}, not {text[:40]!r}")
+    return hours
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine on `url` (default database_url()): SQLite (its folder made, WAL, BEGIN IMMEDIATE) or PostgreSQL."""
+    parsed = sa.engine.make_url(url or database_url())
+    if parsed.get_backend_name() == "postgresql":
+        return sa.create_engine(parsed, pool_pre_ping=True)
+    if parsed.get_backend_name() != "sqlite":
+        raise ValueError(f"the class store runs on SQLite or PostgreSQL, not {parsed.get_backend_name()!r}")
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 30})
+    event.listen(engine, "connect", _sqlite_connected)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    dbapi_connection.isolation_level = None  # the driver begins nothing itself: _sqlite_begin does
+    for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
+        dbapi_connection.execute(f"PRAGMA {pragma}")
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    # Every transaction takes the write lock at once: writers queue (busy timeout 30 s) instead of failing on upgrade.
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_tables(connection: Connection) -> None:
+    """Step 1: the tables as this file defines them now."""
+    METADATA.create_all(connection)
+
+
+# Numbered steps, each applied once. Step 1 makes the tables as defined above, so on an empty database it is the only
+# step run and every later number is marked done with it; a later step (2, 3, …) brings an older database up to date
+# (an ALTER TABLE, with the same change made to the tables above).
+STEPS: dict[int, Callable[[Connection], None]] = {1: create_tables}
+SCHEMA_VERSION = max(STEPS)
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database to SCHEMA_VERSION, one process at a time (PostgreSQL advisory lock, SQLite's write lock)."""
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(sa.select(sa.func.pg_advisory_xact_lock(LOCK_KEY)))
+        VERSIONS.create(connection, checkfirst=True)
+        done = connection.scalar(sa.select(sa.func.max(VERSIONS.c.version))) or 0
+        if done > SCHEMA_VERSION:
+            raise RuntimeError(f"the class database is at schema version {done}, newer than this app's "
+                               f"{SCHEMA_VERSION}")
+        todo = [1] if done == 0 else list(range(done + 1, SCHEMA_VERSION + 1))
+        for number in todo:
+            STEPS[number](connection)
+        marked = range(done + 1, SCHEMA_VERSION + 1)
+        if marked:
+            connection.execute(VERSIONS.insert(), [{"version": n, "applied": utc_now()} for n in marked])
+    return SCHEMA_VERSION
+
+
+# --- pure rules ----------------------------------------------------------------------------------------------------
+
+
+def digest(secret: str) -> str:
+    """sha256 hex of a secret (all secrets are 256 random bits, so a plain hash is enough)."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def new_code() -> str:
+    """A random class code: CODE_LENGTH letters of CODE_ALPHABET."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normal_code(code: str) -> str:
+    """A typed code as stored (trimmed, upper case), or '' when it cannot be one."""
+    code = str(code).strip().upper()
+    return code if len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET) else ""
+
+
+def hidden_character(char: str) -> bool:
+    """Whether a character is invisible or controls layout: controls, direction marks, tags, surrogates, private use."""
+    return char not in JOINERS and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+
+
+def clean_nickname(nickname: str) -> str:
+    """A nickname as stored: spaces collapsed and trimmed, NFC; ClassroomError when empty, too long or hiding any."""
+    name = unicodedata.normalize("NFC", " ".join(str(nickname).split()))
+    if not name:
+        raise ClassroomError("nickname.empty")
+    if any(hidden_character(c) for c in name):
+        raise ClassroomError("nickname.hidden")
+    if len(name) > NICKNAME_MAX:
+        raise ClassroomError("nickname.too_long", limit=NICKNAME_MAX, length=len(name))
+    return name
+
+
+def nickname_key(name: str) -> str:
+    """What two nicknames must differ in: NFKC, casefolded (Tom, tom and ＴＯＭ are one name)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def class_settings(settings: Mapping[str, bool] | None) -> dict[str, bool]:
+    """DEFAULT_SETTINGS updated by `settings`, whose keys must be known and values booleans."""
+    chosen = dict(DEFAULT_SETTINGS)
+    for key, value in (settings or {}).items():
+        if key not in DEFAULT_SETTINGS or not isinstance(value, bool):
+            raise ValueError(f"class setting {key!r}={value!r}: the settings are {sorted(DEFAULT_SETTINGS)}, booleans")
+        chosen[key] = value
+    return chosen
+
+
+def checked_score(score: float, stars: int) -> tuple[float, int]:
+    """A server-computed score (0…100) and stars (0…3), or ValueError."""
+    if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 100:
+        raise ValueError(f"score must be a number in 0…100, not {score!r}")
+    if isinstance(stars, bool) or not isinstance(stars, int) or not 0 <= stars <= 3:
+        raise ValueError(f"stars must be a whole number in 0…3, not {stars!r}")
+    return float(score), stars
+
+
+def checked_gate(gate: float) -> float:
+    """A slider value in 0…1, or ValueError."""
+    if isinstance(gate, bool) or not isinstance(gate, int | float) or not 0 <= gate <= 1:
+        raise ValueError(f"a gate must be a number in 0…1, not {gate!r}")
+    return float(gate)
+
+
+# --- the store -----------------------------------------------------------------------------------------------------
+
+
+class ClassroomStore:
+    """Every class operation, one transaction each. Teacher calls take the class's secret, student calls their own
+    token; the numbers recorded are the server's own scoring, passed in by the caller."""
+
+    def __init__(self, engine: Engine, *, clock: Clock = utc_now, hours: float = DEFAULT_HOURS,
+                 rate: RateLimit = RateLimit()) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.lifetime = timedelta(hours=hours)
+        self.rate = rate
+
+    # classes
+
+    def open_class(self, settings: Mapping[str, bool] | None = None) -> NewClass:
+        """A new class with a code unique among live classes; its secret is returned here once."""
+        chosen = class_settings(settings)
+        self.delete_expired()  # frees the codes of expired classes
+        secret, now = secrets.token_urlsafe(32), self.clock()
+        for _ in range(CODE_TRIES):
+            code = new_code()
+            row = {"code": code, "secret_hash": digest(secret), "created": now, "expires": now + self.lifetime,
+                   "settings": chosen}
+            try:
+                with self.engine.begin() as connection:
+                    connection.execute(CLASSES.insert().values(**row))
+            except sa.exc.IntegrityError:
+                continue  # the code is taken: draw another
+            return NewClass(code, secret, row["expires"])
+        raise RuntimeError(f"no free class code in {CODE_TRIES} tries")
+
+    def class_info(self, code: str) -> ClassInfo | None:
+        """A live class's code, times and settings (nothing secret), or None."""
+        with self.engine.begin() as connection:
+            row = self._live_class(connection, code, missing_ok=True)
+        return None if row is None else ClassInfo(row.code, row.created, row.expires, dict(row.settings))
+
+    def is_teacher(self, code: str, secret: str) -> bool:
+        """Whether `secret` is the teacher's secret of the live class `code`."""
+        try:
+            with self.engine.begin() as connection:
+                self._teacher_class(connection, code, secret)
+        except ClassroomError:
+            return False
+        return True
+
+    def set_settings(self, code: str, secret: str, settings: Mapping[str, bool]) -> dict[str, bool]:
+        """Change some of a class's settings (teacher); the settings now."""
+        with self.engine.begin() as connection:
+            row = self._teacher_class(connection, code, secret, lock=True)
+            chosen = class_settings({**row.settings, **settings})
+            connection.execute(CLASSES.update().where(CLASSES.c.id == row.id).values(settings=chosen))
+        return chosen
+
+    def end_class(self, code: str, secret: str) -> None:
+        """The teacher ends the class: it and everything under it are deleted."""
+        with self.engine.begin() as connection:
+            self._delete_classes(connection, [self._teacher_class(connection, code, secret, lock=True).id])
+
+    def delete_expired(self) -> int:
+        """Delete every class past its time and everything under it; how many classes went."""
+        with self.engine.begin() as connection:
+            ids = connection.scalars(sa.select(CLASSES.c.id).where(CLASSES.c.expires <= self.clock())).all()
+            return self._delete_classes(connection, ids)
+
+    # members
+
+    def join(self, code: str, nickname: str) -> NewMember:
+        """A student joins under a nickname (clean_nickname's rules, unique in the class by nickname_key)."""
+        name = clean_nickname(nickname)
+        token, now = secrets.token_urlsafe(32), self.clock()
+        try:
+            with self.engine.begin() as connection:
+                room = self._live_class(connection, code, lock=True)  # joins to one class go one at a time
+                count = connection.scalar(sa.select(sa.func.count()).where(MEMBERS.c.class_id == room.id))
+                if count >= MAX_MEMBERS:
+                    raise ClassroomError("class.full", limit=MAX_MEMBERS)
+                taken = MEMBERS.c.nickname_key == nickname_key(name)
+                if connection.scalar(sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id, taken)):
+                    raise ClassroomError("nickname.taken")
+                inserted = connection.execute(MEMBERS.insert().values(
+                    class_id=room.id, nickname=name, nickname_key=nickname_key(name), token_hash=digest(token),
+                    joined=now, bucket=self.rate.burst, bucket_at=now))
+        except sa.exc.IntegrityError:
+            raise ClassroomError("nickname.taken") from None  # the same name joined at the same moment elsewhere
+        return NewMember(inserted.inserted_primary_key[0], name, token)
+
+    def member(self, token: str) -> Member | None:
+        """The member holding `token` in a live class, or None (removed, ended, expired, or never)."""
+        with self.engine.begin() as connection:
+            row = self._member(connection, token, missing_ok=True)
+        return None if row is None else Member(row.id, row.nickname, row.joined)
+
+    def members(self, code: str, secret: str) -> list[Member]:
+        """A class's members in the order they joined (teacher)."""
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret)
+            rows = connection.execute(sa.select(MEMBERS).where(MEMBERS.c.class_id == room.id)
+                                      .order_by(MEMBERS.c.joined, MEMBERS.c.id))
+            return [Member(r.id, r.nickname, r.joined) for r in rows]
+
+    def remove_member(self, code: str, secret: str, member_id: int) -> bool:
+        """The teacher removes a member: their rows are deleted and their token stops working."""
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret, lock=True)
+            mine = sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id, MEMBERS.c.id == member_id)
+            found = connection.scalar(mine.with_for_update())  # the member's row first, as their own moves lock it
+            if found is None:
+                return False
+            for table in (RESULTS, ROUND_HEADS, MEMBERS):
+                key = table.c.id if table is MEMBERS else table.c.member_id
+                connection.execute(table.delete().where(key == found))
+        return True
+
+    # rounds
+
+    def start_round(self, code: str, secret: str, kind: str, level_id: str,
+                    heads: Mapping[int, int] | None = None) -> int:
+        """Start a round (the open one ends): 'everyone' plays a level, 'dragon' gives each member in `heads`
+        (member id → head index) one head's slider."""
+        if kind not in KINDS:
+            raise ValueError(f"a round's kind is one of {KINDS}, not {kind!r}")
+        if not isinstance(level_id, str) or not 0 < len(level_id) <= 64:
+            raise ValueError(f"a level id is 1…64 characters, not {level_id!r}")
+        heads = dict(heads or {})
+        if (kind == "everyone" and heads) or any(not 0 <= h < len(HEADS) for h in heads.values()):
+            raise ValueError(f"heads are for a class-dragon round, each 0…{len(HEADS) - 1}: {heads!r}")
+        now = self.clock()
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret, lock=True)
+            known = set(connection.scalars(sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id)))
+            if not set(heads) <= known:
+                raise ClassroomError("member.unknown")
+            connection.execute(ROUNDS.update().where(ROUNDS.c.class_id == room.id, ROUNDS.c.ended.is_(None))
+                               .values(ended=now))
+            round_id = connection.execute(ROUNDS.insert().values(
+                class_id=room.id, kind=kind, level_id=level_id, started=now)).inserted_primary_key[0]
+            if heads:
+                connection.execute(ROUND_HEADS.insert(), [
+                    {"round_id": round_id, "member_id": m, "head": h} for m, h in heads.items()])
+        return round_id
+
+    def end_round(self, code: str, secret: str, round_id: int) -> None:
+        """The teacher ends a round (its results stay until the class goes)."""
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret, lock=True)
+            connection.execute(ROUNDS.update().where(ROUNDS.c.class_id == room.id, ROUNDS.c.id == round_id,
+                                                     ROUNDS.c.ended.is_(None)).values(ended=self.clock()))
+
+    def current_round(self, code: str) -> Round | None:
+        """A live class's open round, or None."""
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            row = connection.execute(sa.select(ROUNDS).where(ROUNDS.c.class_id == room.id, ROUNDS.c.ended.is_(None))
+                                     .order_by(ROUNDS.c.id.desc()).limit(1)).first()
+        return None if row is None else _round(row)
+
+    def record_round_score(self, code: str, round_id: int, score: float, stars: int) -> None:
+        """A class-dragon round's score, computed by the server from the heads' means; the best is kept."""
+        score, stars = checked_score(score, stars)
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            self._open_round(connection, room.id, round_id, "dragon")
+            better = sa.or_(ROUNDS.c.best_score.is_(None), ROUNDS.c.best_score < score)
+            connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
+                               .values(best_score=score, best_stars=stars))
+
+    # a student's moves
+
+    def record_move(self, token: str, round_id: int, gates: Sequence[float], score: float, stars: int) -> Result:
+        """A member's move in an 'everyone' round: their gates and the server's score of them; their result now."""
+        gates = [checked_gate(g) for g in gates]
+        if len(gates) != len(HEADS):
+            raise ValueError(f"a move has {len(HEADS)} gates, not {len(gates)}")
+        score, stars = checked_score(score, stars)
+        with self.engine.begin() as connection:
+            me, now = self._moving_member(connection, token), self.clock()
+            self._open_round(connection, me.class_id, round_id, "everyone")
+            old = self._result_row(connection, round_id, me.id)
+            best = old.best_score is None or score > old.best_score
+            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
+                               .values(score=score, gates=gates, moves=old.moves + 1, last_move=now,
+                                       first_move=old.first_move or now,
+                                       stars=max(stars, old.stars or 0),
+                                       best_score=score if best else old.best_score,
+                                       best_at=now if best else old.best_at))
+            return self._result(connection, round_id, me.id)
+
+    def record_hint(self, token: str, round_id: int) -> int:
+        """A hint the server gave a member in a round; how many they have had there."""
+        with self.engine.begin() as connection:
+            me = self._moving_member(connection, token)
+            self._open_round(connection, me.class_id, round_id)
+            old = self._result_row(connection, round_id, me.id)
+            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
+                               .values(hints=old.hints + 1))
+        return old.hints + 1
+
+    def my_result(self, token: str, round_id: int) -> Result | None:
+        """The member's own result in a round (never another's), or None before their first move."""
+        with self.engine.begin() as connection:
+            me = self._member(connection, token)
+            return self._result(connection, round_id, me.id)
+
+    def my_head(self, token: str, round_id: int) -> int | None:
+        """The head a member holds in a class-dragon round, or None."""
+        with self.engine.begin() as connection:
+            me = self._member(connection, token)
+            return connection.scalar(sa.select(ROUND_HEADS.c.head).where(
+                ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id))
+
+    def set_gate(self, token: str, round_id: int, gate: float) -> list[float | None]:
+        """A member moves their own head's slider in a class-dragon round; every head's gate now (head_gates)."""
+        gate = checked_gate(gate)
+        with self.engine.begin() as connection:
+            me, now = self._moving_member(connection, token), self.clock()
+            self._open_round(connection, me.class_id, round_id, "dragon")
+            mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
+            if not connection.execute(ROUND_HEADS.update().where(mine).values(gate=gate, moved=now)).rowcount:
+                raise ClassroomError("head.none")
+            return self._head_gates(connection, round_id)
+
+    def head_gates(self, code: str, round_id: int) -> list[float | None]:
+        """Each head's gate in a class-dragon round: the mean of its members' latest values (None before any moves)."""
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            self._open_round(connection, room.id, round_id, "dragon", ended_ok=True)
+            return self._head_gates(connection, round_id)
+
+    # the teacher's view
+
+    def rounds(self, code: str, secret: str) -> list[Round]:
+        """A class's rounds, oldest first (teacher)."""
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret)
+            rows = connection.execute(sa.select(ROUNDS).where(ROUNDS.c.class_id == room.id).order_by(ROUNDS.c.id))
+            return [_round(r) for r in rows]
+
+    def results(self, code: str, secret: str, round_id: int | None = None) -> list[Result]:
+        """Every member's result in a class (or one round of it), by round then join order (teacher)."""
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret)
+            query = _results_query().where(ROUNDS.c.class_id == room.id)
+            if round_id is not None:
+                query = query.where(ROUNDS.c.id == round_id)
+            return [_result(r) for r in connection.execute(query.order_by(ROUNDS.c.id, MEMBERS.c.joined, MEMBERS.c.id))]
+
+    # inside a transaction
+
+    def _live_class(self, connection: Connection, code: str, *, lock: bool = False,
+                    missing_ok: bool = False) -> Row | None:
+        query = sa.select(CLASSES).where(CLASSES.c.code == normal_code(code), CLASSES.c.expires > self.clock())
+        row = connection.execute(query.with_for_update() if lock else query).first()
+        if row is None and not missing_ok:
+            raise ClassroomError("class.unknown")  # never was, ended or expired: the same answer
+        return row
+
+    def _teacher_class(self, connection: Connection, code: str, secret: str, *, lock: bool = False) -> Row:
+        row = self._live_class(connection, code, lock=lock)
+        if not isinstance(secret, str) or not hmac.compare_digest(digest(secret), row.secret_hash):
+            raise ClassroomError("teacher.wrong_secret")
+        return row
+
+    def _member(self, connection: Connection, token: str, *, lock: bool = False,
+                missing_ok: bool = False) -> Row | None:
+        wanted = digest(token) if isinstance(token, str) else ""
+        query = (sa.select(MEMBERS).join(CLASSES, CLASSES.c.id == MEMBERS.c.class_id)
+                 .where(MEMBERS.c.token_hash == wanted, CLASSES.c.expires > self.clock()))
+        row = connection.execute(query.with_for_update(of=MEMBERS, key_share=True) if lock else query).first()
+        if row is None or not hmac.compare_digest(wanted, row.token_hash):
+            if missing_ok:
+                return None
+            raise ClassroomError("member.unknown")
+        return row
+
+    def _moving_member(self, connection: Connection, token: str) -> Row:
+        """The member, their row locked, after taking one move from their bucket (ClassroomError when it is empty)."""
+        me, now = self._member(connection, token, lock=True), self.clock()
+        left, wait = self.rate.take(me.bucket, me.bucket_at, now)
+        if wait:
+            raise ClassroomError("move.too_fast", wait_s=math.ceil(wait * 10) / 10)
+        connection.execute(MEMBERS.update().where(MEMBERS.c.id == me.id).values(bucket=left, bucket_at=now))
+        return me
+
+    def _open_round(self, connection: Connection, class_id: int, round_id: int, kind: str | None = None,
+                    *, ended_ok: bool = False) -> Row:
+        mine = sa.and_(ROUNDS.c.id == round_id, ROUNDS.c.class_id == class_id)
+        row = connection.execute(sa.select(ROUNDS).where(mine)).first()
+        if row is None:
+            raise ClassroomError("round.unknown")
+        if row.ended is not None and not ended_ok:
+            raise ClassroomError("round.ended")
+        if kind and row.kind != kind:
+            raise ClassroomError("round.kind", kind=row.kind)
+        return row
+
+    def _result_row(self, connection: Connection, round_id: int, member_id: int) -> Row:
+        """The member's results row in the round, made empty on first use (the member's row is locked)."""
+        where = sa.and_(RESULTS.c.round_id == round_id, RESULTS.c.member_id == member_id)
+        row = connection.execute(sa.select(RESULTS).where(where)).first()
+        if row is None:
+            connection.execute(RESULTS.insert().values(round_id=round_id, member_id=member_id, hints=0, moves=0))
+            row = connection.execute(sa.select(RESULTS).where(where)).first()
+        return row
+
+    def _result(self, connection: Connection, round_id: int, member_id: int) -> Result | None:
+        query = _results_query().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == member_id)
+        row = connection.execute(query).first()
+        return None if row is None else _result(row)
+
+    def _head_gates(self, connection: Connection, round_id: int) -> list[float | None]:
+        means = dict(connection.execute(sa.select(ROUND_HEADS.c.head, sa.func.avg(ROUND_HEADS.c.gate))
+                                        .where(ROUND_HEADS.c.round_id == round_id).group_by(ROUND_HEADS.c.head)).all())
+        return [None if means.get(h) is None else float(means[h]) for h in range(len(HEADS))]
+
+    def _delete_classes(self, connection: Connection, ids: Sequence[int]) -> int:
+        """Delete classes and their rows. Locks in the order every writer takes them (the class's row, then its
+        members' rows, then what hangs under them), so a student's move at that moment waits instead of deadlocking."""
+        if not ids:
+            return 0
+        for table, key in ((CLASSES, CLASSES.c.id), (MEMBERS, MEMBERS.c.class_id)):
+            connection.execute(sa.select(table.c.id).where(key.in_(ids)).order_by(table.c.id).with_for_update())
+        in_rounds = sa.select(ROUNDS.c.id).where(ROUNDS.c.class_id.in_(ids))
+        for table in (RESULTS, ROUND_HEADS):
+            connection.execute(table.delete().where(table.c.round_id.in_(in_rounds)))
+        for table in (ROUNDS, MEMBERS):
+            connection.execute(table.delete().where(table.c.class_id.in_(ids)))
+        return connection.execute(CLASSES.delete().where(CLASSES.c.id.in_(ids))).rowcount  # another sweep may be first
+
+
+def _results_query() -> sa.Select:
+    return (sa.select(RESULTS, MEMBERS.c.nickname, ROUNDS.c.level_id, ROUNDS.c.class_id)
+            .join(MEMBERS, MEMBERS.c.id == RESULTS.c.member_id).join(ROUNDS, ROUNDS.c.id == RESULTS.c.round_id))
+
+
+def _result(row: Row) -> Result:
+    return Result(row.member_id, row.nickname, row.round_id, row.level_id, row.score, row.best_score, row.stars,
+                  row.hints, row.moves, row.gates, row.first_move, row.best_at)
+
+
+def _round(row: Row) -> Round:
+    return Round(row.id, row.kind, row.level_id, row.started, row.ended, row.best_score, row.best_stars)
+
+
+def open_store(url: str | None = None, *, clock: Clock = utc_now, hours: float | None = None,
+               rate: RateLimit = RateLimit()) -> ClassroomStore:
+    """The store the app uses: an engine on `url` (default database_url()), migrated, classes living class_hours()."""
+    engine = make_engine(url)
+    migrate(engine)
+    return ClassroomStore(engine, clock=clock, hours=class_hours() if hours is None else hours, rate=rate)
