@@ -6,6 +6,7 @@ import math
 import os
 import secrets
 import sqlite3
+import time
 import unicodedata
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -235,8 +236,23 @@ def make_engine(url: str | None = None) -> Engine:
 
 def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     dbapi_connection.isolation_level = None  # the driver begins nothing itself: _sqlite_begin does
-    for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
+    _wal(dbapi_connection)
+    for pragma in ("foreign_keys=ON", "synchronous=NORMAL"):
         dbapi_connection.execute(f"PRAGMA {pragma}")
+
+
+def _wal(dbapi_connection: sqlite3.Connection, seconds: float = 30) -> None:
+    """Switch to WAL. Two processes opening a new file at once can both try, and SQLite answers the second "database
+    is locked" at once, without its busy timeout: try again until the other is done."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            dbapi_connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _sqlite_begin(connection: Connection) -> None:
