@@ -21,6 +21,7 @@ from dragon import api, teacher_levels
 from dragon.config import HEADS
 from dragon.lessons.badge import clean_name
 from tests.test_browser import SIZES, browser, shot, wait_ready  # noqa: F401  (browser: a fixture)
+from tests.test_browser_teacher import ready_any  # whatever the link opened is drawn
 from ui.text import t
 
 pytestmark = pytest.mark.browser
@@ -116,16 +117,6 @@ class Watched:
         page.on("dialog", lambda d: (self.dialogs.append(f"{d.type}: {d.message}"), d.dismiss()))
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         return page
-
-
-def ready_any(page) -> None:
-    """Whatever the link opened is drawn: a slider level, the sandbox, chapter 1 or a lab."""
-    page.wait_for_selector("#top .level-title")
-    page.wait_for_function(
-        "document.querySelector('#panel .score-value') || document.querySelector('#panel .free-note') "
-        "|| !document.querySelector('.mhd-quiz[hidden]') || document.querySelector('#lab .mhd-lab:not([hidden])') "
-        "|| document.querySelector('#top #mhd-sb-text')"
-    )
 
 
 @pytest.fixture
