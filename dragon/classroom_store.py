@@ -105,6 +105,17 @@ class Round:
     ended: datetime | None
     best_score: float | None
     best_stars: int | None
+    lang: str = "zh"
+    level_code: str | None = None  # a teacher's level: its share code (level_id is then its id)
+
+
+@dataclass(frozen=True)
+class Board:
+    """A class-dragon round's heads: each head's gate (its team's mean; None before any move), team size, last move."""
+
+    gates: list[float | None]
+    teams: list[int]
+    moved: list[datetime | None]
 
 
 @dataclass(frozen=True)
@@ -162,13 +173,15 @@ ROUNDS = sa.Table(
     sa.Column("ended", sa.DateTime),
     sa.Column("best_score", sa.Float),  # a class-dragon round's best score, from the fused output of the means
     sa.Column("best_stars", sa.Integer),
+    sa.Column("lang", sa.String(2), nullable=False, server_default="zh"),  # the language of the level's text
+    sa.Column("level_code", sa.Text),  # a teacher's level: its share code
     sa.CheckConstraint("kind IN ('dragon', 'everyone')", name="round_kind"),
 )
-ROUND_HEADS = sa.Table(
+ROUND_HEADS = sa.Table(  # a member's seat at a head: one head each, several each when fewer than eight play
     "round_heads", METADATA,
     sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("head", sa.Integer, nullable=False),
+    sa.Column("head", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("gate", sa.Float),  # the member's latest slider value; None until they move
     sa.Column("moved", sa.DateTime),
 )
@@ -268,7 +281,16 @@ def create_tables(connection: Connection) -> None:
 # Numbered steps, each applied once. Step 1 makes the tables as defined above, so on an empty database it is the only
 # step run and every later number is marked done with it; a later step (2, 3, …) brings an older database up to date
 # (an ALTER TABLE, with the same change made to the tables above).
-STEPS: dict[int, Callable[[Connection], None]] = {1: create_tables}
+def seats_and_round_language(connection: Connection) -> None:
+    """Step 2: a round has its text's language and a teacher level's code; a member may hold several heads (the
+    head joins round_heads' key: the table is made again, losing at most the seats of rounds open at the upgrade)."""
+    connection.execute(sa.text("ALTER TABLE rounds ADD COLUMN lang VARCHAR(2) NOT NULL DEFAULT 'zh'"))
+    connection.execute(sa.text("ALTER TABLE rounds ADD COLUMN level_code TEXT"))
+    connection.execute(sa.text("DROP TABLE round_heads"))
+    ROUND_HEADS.create(connection)
+
+
+STEPS: dict[int, Callable[[Connection], None]] = {1: create_tables, 2: seats_and_round_language}
 SCHEMA_VERSION = max(STEPS)
 
 
@@ -477,29 +499,35 @@ class ClassroomStore:
     # rounds
 
     def start_round(self, code: str, secret: str, kind: str, level_id: str,
-                    heads: Mapping[int, int] | None = None) -> int:
+                    heads: Mapping[int, int | Sequence[int]] | None = None, *, lang: str = "zh",
+                    level_code: str | None = None) -> int:
         """Start a round (the open one ends): 'everyone' plays a level, 'dragon' gives each member in `heads`
-        (member id → head index) one head's slider."""
+        (member id → a head index, or several) those heads' sliders. `lang`: the level text's language;
+        `level_code`: a teacher level's share code."""
         if kind not in KINDS:
             raise ValueError(f"a round's kind is one of {KINDS}, not {kind!r}")
         if not isinstance(level_id, str) or not 0 < len(level_id) <= 64:
             raise ValueError(f"a level id is 1…64 characters, not {level_id!r}")
-        heads = dict(heads or {})
-        if (kind == "everyone" and heads) or any(not 0 <= h < len(HEADS) for h in heads.values()):
+        if lang not in ("zh", "en") or not (level_code is None or isinstance(level_code, str)):
+            raise ValueError(f"a round's language is zh or en, not {lang!r}")
+        seats = [(m, h) for m, held in (heads or {}).items() for h in ([held] if isinstance(held, int) else held)]
+        if (kind == "everyone" and seats) or any(isinstance(h, bool) or not isinstance(h, int)
+                                                   or not 0 <= h < len(HEADS) for _, h in seats):
             raise ValueError(f"heads are for a class-dragon round, each 0…{len(HEADS) - 1}: {heads!r}")
         now = self.clock()
         with self.engine.begin() as connection:
             room = self._teacher_class(connection, code, secret, lock=True)
             known = set(connection.scalars(sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id)))
-            if not set(heads) <= known:
+            if not {m for m, _ in seats} <= known:
                 raise ClassroomError("member.unknown")
             connection.execute(ROUNDS.update().where(ROUNDS.c.class_id == room.id, ROUNDS.c.ended.is_(None))
                                .values(ended=now))
             round_id = connection.execute(ROUNDS.insert().values(
-                class_id=room.id, kind=kind, level_id=level_id, started=now)).inserted_primary_key[0]
-            if heads:
+                class_id=room.id, kind=kind, level_id=level_id, started=now, lang=lang,
+                level_code=level_code)).inserted_primary_key[0]
+            if seats:
                 connection.execute(ROUND_HEADS.insert(), [
-                    {"round_id": round_id, "member_id": m, "head": h} for m, h in heads.items()])
+                    {"round_id": round_id, "member_id": m, "head": h} for m, h in dict.fromkeys(seats)])
         return round_id
 
     def end_round(self, code: str, secret: str, round_id: int) -> None:
@@ -517,23 +545,35 @@ class ClassroomStore:
                                      .order_by(ROUNDS.c.id.desc()).limit(1)).first()
         return None if row is None else _round(row)
 
-    def record_round_score(self, code: str, round_id: int, score: float, stars: int) -> None:
-        """A class-dragon round's score, computed by the server from the heads' means; the best is kept."""
+    def record_round_score(self, code: str, round_id: int, score: float, stars: int) -> bool:
+        """A class-dragon round's score, computed by the server from the heads' means; the best is kept, and at
+        ★★★ the round is won and ends. Whether it is won."""
         score, stars = checked_score(score, stars)
         with self.engine.begin() as connection:
             room = self._live_class(connection, code)
             self._open_round(connection, room.id, round_id, "dragon")
             better = sa.or_(ROUNDS.c.best_score.is_(None), ROUNDS.c.best_score < score)
+            won = {"ended": self.clock()} if stars == 3 else {}
             connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
-                               .values(best_score=score, best_stars=stars))
+                               .values(best_score=score, best_stars=stars, **won))
+        return stars == 3
+
+    def round_of(self, code: str, round_id: int) -> Round:
+        """One round of a live class, open or ended (ClassroomError when it is not the class's)."""
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            return _round(self._open_round(connection, room.id, round_id, ended_ok=True))
 
     # a student's moves
 
-    def record_move(self, token: str, round_id: int, gates: Sequence[float], score: float, stars: int) -> Result:
-        """A member's move in an 'everyone' round: their gates and the server's score of them; their result now."""
-        gates = [checked_gate(g) for g in gates]
-        if len(gates) != len(HEADS):
-            raise ValueError(f"a move has {len(HEADS)} gates, not {len(gates)}")
+    def record_move(self, token: str, round_id: int, gates: Sequence[float] | None, score: float,
+                    stars: int) -> Result:
+        """A member's move in an 'everyone' round: their gates (None on a level without sliders) and the server's
+        score of them; their result now."""
+        if gates is not None:
+            gates = [checked_gate(g) for g in gates]
+            if len(gates) != len(HEADS):
+                raise ValueError(f"a move has {len(HEADS)} gates, not {len(gates)}")
         score, stars = checked_score(score, stars)
         with self.engine.begin() as connection:
             me, now = self._moving_member(connection, token), self.clock()
@@ -541,7 +581,8 @@ class ClassroomStore:
             old = self._result_row(connection, round_id, me.id)
             best = old.best_score is None or score > old.best_score
             connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
-                               .values(score=score, gates=gates, moves=old.moves + 1, last_move=now,
+                               .values(score=score, gates=gates if gates is not None else old.gates,
+                                       moves=old.moves + 1, last_move=now,
                                        first_move=old.first_move or now,
                                        stars=max(stars, old.stars or 0),
                                        best_score=score if best else old.best_score,
@@ -565,22 +606,53 @@ class ClassroomStore:
             return self._result(connection, round_id, me.id)
 
     def my_head(self, token: str, round_id: int) -> int | None:
-        """The head a member holds in a class-dragon round, or None."""
+        """The (first) head a member holds in a class-dragon round, or None."""
+        return next(iter(self.my_heads(token, round_id)), None)
+
+    def my_heads(self, token: str, round_id: int) -> dict[int, float | None]:
+        """The heads a member holds in a class-dragon round, each with the member's own latest value."""
         with self.engine.begin() as connection:
             me = self._member(connection, token)
-            return connection.scalar(sa.select(ROUND_HEADS.c.head).where(
-                ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id))
+            rows = connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate).where(
+                ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id).order_by(ROUND_HEADS.c.head))
+            return {r.head: r.gate for r in rows}
 
-    def set_gate(self, token: str, round_id: int, gate: float) -> list[float | None]:
-        """A member moves their own head's slider in a class-dragon round; every head's gate now (head_gates)."""
+    def take_seat(self, token: str, round_id: int) -> dict[int, float | None]:
+        """my_heads, after seating a member who joined during an open class-dragon round at its smallest team (the
+        lowest head among equals): no one waits for the next round."""
+        with self.engine.begin() as connection:
+            me = self._member(connection, token, lock=True)
+            self._open_round(connection, me.class_id, round_id, "dragon")
+            mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
+            if connection.scalar(sa.select(sa.func.count()).where(mine)) == 0:
+                teams = self._board(connection, round_id).teams
+                connection.execute(ROUND_HEADS.insert().values(round_id=round_id, member_id=me.id,
+                                                               head=teams.index(min(teams))))
+        return self.my_heads(token, round_id)
+
+    def set_gate(self, token: str, round_id: int, gate: float, head: int | None = None) -> list[float | None]:
+        """A member moves their own head's slider (`head`: which, when they hold several) in a class-dragon round;
+        every head's gate now (head_gates)."""
         gate = checked_gate(gate)
+        if head is not None and (isinstance(head, bool) or not isinstance(head, int)):
+            raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
         with self.engine.begin() as connection:
             me, now = self._moving_member(connection, token), self.clock()
             self._open_round(connection, me.class_id, round_id, "dragon")
             mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
-            if not connection.execute(ROUND_HEADS.update().where(mine).values(gate=gate, moved=now)).rowcount:
+            held = connection.scalars(sa.select(ROUND_HEADS.c.head).where(mine)).all()
+            if not held or (head is None and len(held) > 1) or (head is not None and head not in held):
                 raise ClassroomError("head.none")
+            which = sa.and_(mine, ROUND_HEADS.c.head == (held[0] if head is None else head))
+            connection.execute(ROUND_HEADS.update().where(which).values(gate=gate, moved=now))
             return self._head_gates(connection, round_id)
+
+    def board(self, code: str, round_id: int) -> Board:
+        """A class-dragon round's heads: gates (team means), team sizes and each head's last move."""
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            self._open_round(connection, room.id, round_id, "dragon", ended_ok=True)
+            return self._board(connection, round_id)
 
     def head_gates(self, code: str, round_id: int) -> list[float | None]:
         """Each head's gate in a class-dragon round: the mean of its members' latest values (None before any moves)."""
@@ -670,6 +742,16 @@ class ClassroomStore:
         row = connection.execute(query).first()
         return None if row is None else _result(row)
 
+    def _board(self, connection: Connection, round_id: int) -> Board:
+        rows = connection.execute(sa.select(ROUND_HEADS.c.head, sa.func.avg(ROUND_HEADS.c.gate),
+                                            sa.func.count(), sa.func.max(ROUND_HEADS.c.moved))
+                                  .where(ROUND_HEADS.c.round_id == round_id).group_by(ROUND_HEADS.c.head)).all()
+        by_head = {head: (mean, count, moved) for head, mean, count, moved in rows}
+        empty = (None, 0, None)
+        return Board([None if by_head.get(h, empty)[0] is None else float(by_head[h][0]) for h in range(len(HEADS))],
+                     [by_head.get(h, empty)[1] for h in range(len(HEADS))],
+                     [_naive(by_head.get(h, empty)[2]) for h in range(len(HEADS))])
+
     def _head_gates(self, connection: Connection, round_id: int) -> list[float | None]:
         means = dict(connection.execute(sa.select(ROUND_HEADS.c.head, sa.func.avg(ROUND_HEADS.c.gate))
                                         .where(ROUND_HEADS.c.round_id == round_id).group_by(ROUND_HEADS.c.head)).all())
@@ -701,7 +783,13 @@ def _result(row: Row) -> Result:
 
 
 def _round(row: Row) -> Round:
-    return Round(row.id, row.kind, row.level_id, row.started, row.ended, row.best_score, row.best_stars)
+    return Round(row.id, row.kind, row.level_id, row.started, row.ended, row.best_score, row.best_stars, row.lang,
+                 row.level_code)
+
+
+def _naive(moment: datetime | str | None) -> datetime | None:
+    """A max() over a DateTime column: SQLite gives its text, PostgreSQL a datetime."""
+    return datetime.fromisoformat(moment) if isinstance(moment, str) else moment
 
 
 def open_store(url: str | None = None, *, clock: Clock = utc_now, hours: float | None = None,

@@ -126,6 +126,79 @@ def test_two_starts_at_once_migrate_once(url: str, engines: list) -> None:
         assert connection.scalars(sa.select(cs.VERSIONS.c.version)).all() == list(range(1, cs.SCHEMA_VERSION + 1))
 
 
+V1_ROUND_HEADS = """CREATE TABLE round_heads (round_id INTEGER NOT NULL REFERENCES rounds (id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members (id) ON DELETE CASCADE, head INTEGER NOT NULL, gate FLOAT,
+    moved TIMESTAMP, PRIMARY KEY (round_id, member_id))"""
+
+
+def test_a_version_1_database_is_brought_up_to_date_with_its_classes(url: str, engines: list, clock: Clock) -> None:
+    """Version 1 had one head per member and no round language: step 2 adds them, keeping classes and members."""
+    engine = engine_on(url, engines)
+    cs.migrate(engine)
+    with engine.begin() as connection:  # back to version 1's tables
+        connection.execute(sa.text("DROP TABLE round_heads"))
+        connection.execute(sa.text(V1_ROUND_HEADS))
+        for column in ("lang", "level_code"):
+            connection.execute(sa.text(f"ALTER TABLE rounds DROP COLUMN {column}"))
+        connection.execute(cs.VERSIONS.delete().where(cs.VERSIONS.c.version > 1))
+        connection.execute(cs.CLASSES.insert().values(code="BCDFGH", secret_hash=cs.digest("s"), created=clock(),
+                                                      expires=clock() + timedelta(hours=1), settings={}))
+    assert cs.migrate(engine) == cs.SCHEMA_VERSION == 2
+    store = ClassroomStore(engine, clock=clock)
+    ana = store.join("BCDFGH", "Ana")
+    round_id = store.start_round("BCDFGH", "s", "dragon", "2-1", {ana.member_id: [0, 4]}, lang="en")
+    assert store.my_heads(ana.token, round_id) == {0: None, 4: None}
+    assert store.current_round("BCDFGH").lang == "en"
+
+
+def test_fewer_students_than_heads_hold_several_each(store: ClassroomStore) -> None:
+    opened = store.open_class()
+    ana, ben = (store.join(opened.code, n) for n in ("Ana", "Ben"))
+    round_id = store.start_round(opened.code, opened.secret, "dragon", "2-1",
+                                 {ana.member_id: [0, 2, 4, 6], ben.member_id: [1, 3, 5, 7]})
+    with refused("head.none"):
+        store.set_gate(ana.token, round_id, 0.3)  # which of her four? she must say
+    with refused("head.none"):
+        store.set_gate(ana.token, round_id, 0.3, head=1)  # Ben's
+    gates = store.set_gate(ana.token, round_id, 0.3, head=4)
+    assert gates == [None, None, None, None, pytest.approx(0.3), None, None, None]
+    assert store.my_heads(ana.token, round_id) == {0: None, 2: None, 4: pytest.approx(0.3), 6: None}
+    board = store.board(opened.code, round_id)
+    assert board.teams == [1] * 8 and board.moved[4] is not None and board.moved[0] is None
+    with pytest.raises(ValueError):
+        store.set_gate(ana.token, round_id, 0.3, head=True)
+
+
+def test_a_late_student_takes_a_seat_at_the_smallest_team(store: ClassroomStore) -> None:
+    opened = store.open_class()
+    first = [store.join(opened.code, f"S{i}") for i in range(9)]
+    round_id = store.start_round(opened.code, opened.secret, "dragon", "2-1",
+                                 {m.member_id: i % 8 for i, m in enumerate(first)})
+    assert store.board(opened.code, round_id).teams == [2, 1, 1, 1, 1, 1, 1, 1]
+    late = store.join(opened.code, "Late")
+    assert store.my_heads(late.token, round_id) == {}
+    assert store.take_seat(late.token, round_id) == {1: None}  # the lowest of the teams of one
+    assert store.take_seat(late.token, round_id) == {1: None}  # seated once
+    assert store.take_seat(first[0].token, round_id) == {0: None}  # the seated keep their seat
+    assert store.board(opened.code, round_id).teams == [2, 2, 1, 1, 1, 1, 1, 1]
+
+
+def test_three_stars_win_the_round_together_and_end_it(store: ClassroomStore) -> None:
+    opened = store.open_class()
+    ana = store.join(opened.code, "Ana")
+    round_id = store.start_round(opened.code, opened.secret, "dragon", "2-1", {ana.member_id: list(range(8))})
+    assert store.record_round_score(opened.code, round_id, 90.0, 2) is False
+    assert store.current_round(opened.code).round_id == round_id
+    assert store.record_round_score(opened.code, round_id, 96.0, 3) is True
+    assert store.current_round(opened.code) is None
+    done = store.round_of(opened.code, round_id)
+    assert (done.best_score, done.best_stars, done.ended is not None) == (96.0, 3, True)
+    with refused("round.ended"):
+        store.set_gate(ana.token, round_id, 0.5, head=0)
+    with refused("round.unknown"):
+        store.round_of(store.open_class().code, round_id)
+
+
 def test_a_database_from_a_newer_app_is_refused(store: ClassroomStore) -> None:
     with store.engine.begin() as connection:
         connection.execute(cs.VERSIONS.insert().values(version=cs.SCHEMA_VERSION + 1, applied=datetime(2031, 1, 1)))
