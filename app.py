@@ -13,10 +13,12 @@ from starlette.middleware import Middleware
 
 import dragon
 from dragon import api as core_api
+from dragon import game
 from dragon.checks import mended
+from dragon.classroom_store import open_store
 from dragon.levels import LevelError, load_levels
 from dragon.runs import owned_by
-from ui import admission, handlers, heap, play, quiz, rooms, sandbox, sessions_held, teacher_box
+from ui import admission, class_routes, handlers, heap, play, quiz, rooms, sandbox, sessions_held, teacher_box
 from ui.body_limit import BodyLimit
 from ui.first_script import FirstScript
 from ui.layout import build
@@ -56,16 +58,19 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: 
         values = tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
         return values[0] if len(values) == 1 else values
 
+    # a session a live class's page frames tells the class of each result the server scores (ui/class_routes.py)
     if inspect.isgeneratorfunction(fn):  # stream every frame
 
         def run(*args):
-            for frame in fn(*args):
-                yield shape(frame)
+            with game.results_to(class_routes.listener(args[0] if args else None)):
+                for frame in fn(*args):
+                    yield shape(frame)
 
     else:
 
         def run(*args):
-            return shape(fn(*args))
+            with game.results_to(class_routes.listener(args[0] if args else None)):
+                return shape(fn(*args))
 
     if event_data is None:
         return run, [c[n] for n in outputs]
@@ -316,6 +321,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
     sessions_held.lean_sessions()  # a session holds no copy of the page for deep links (≈20 KB, not ≈61)
     heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed (ui/heap.py)
     pages = sessions_held.Pages()  # the pages open now (their heartbeats), for how long a session's state is held
+    store = open_store()  # the live class's database (SQLite under data/, or DATABASE_URL), migrated before serving
     started = queue(demo).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
@@ -331,8 +337,10 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         state_session_capacity=SESSIONS_HELD,
         prevent_thread_lock=True,
         quiet=not block,
-        app_kwargs={"middleware": [  # bodies over 1 MiB refused; a script before Gradio's; pages noted; unused routes
-            Middleware(BodyLimit), Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8")),
+        app_kwargs={"middleware": [  # bodies over 1 MiB refused; the live class (/class); a script before Gradio's;
+            # pages noted; unused routes
+            Middleware(BodyLimit), Middleware(class_routes.ClassRoutes, store=store),
+            Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8")),
             Middleware(sessions_held.WatchPages, pages=pages), Middleware(RefuseUnused)]},
     )
     sessions_held.hold_briefly(demo, pages)  # an ended session is dropped, not held until 1,000 newer push it out

@@ -48,10 +48,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(script: str) -> tuple[subprocess.Popen, str, float]:
-    """Start a server script on a free port; return it, its URL and the seconds until its page was served."""
+def start_server(script: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str, float]:
+    """Start a server script on a free port (with `env` added to this process's); return it, its URL and the seconds
+    until its page was served."""
     port = free_port()
-    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
+    env = {**os.environ, **(env or {}), "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
     t0 = time.perf_counter()
     log = tempfile.TemporaryFile()  # a file, not a pipe: a pipe nobody reads would stop the server once full
     proc = subprocess.Popen([sys.executable, script], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)

@@ -2,9 +2,11 @@
 
 `python app.py` starts (its fixed runs are trained first, as before a class); then PLAYERS simulated players
 (benchmarks/class_load.py: each request as the page sends it) each act once a second for SECONDS: most move a slider
-(the panel's live answer, and 'record' when it beats their best), some ask for a hint, open a lesson level in a new
-page (a new session: the page's load events, then the page is closed) or type a new text into the sandbox (the
-analysis of a text no one typed before). Bounded: PLAYERS players, SECONDS seconds, each request 30 s at most.
+(the panel's live answer, and 'record' when it beats their best), some ask for a hint, open a lesson level or type a
+new text into the sandbox (the analysis of a text no one typed before). A lesson level is opened as a player opens one:
+from the level picker of the second tab they keep for the lessons (its 'choose' event); one time in RELOADS it is a
+new page instead (a new session: the page's load events, then the page is closed). Bounded: PLAYERS players, SECONDS
+seconds, each request 30 s at most.
 
 errors                 requests that failed or timed out (goal 0)
 p95_ms                 every request's time, 95th percentile; also its first and last minute's
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.app import start_server, wait_warm  # noqa: E402
-from benchmarks.class_load import TIMEOUT_S, AppPage, AppPlayer, Http, p95  # noqa: E402
+from benchmarks.class_load import TIMEOUT_S, AppPage, AppPlayer, Http, output, p95  # noqa: E402
 from ui.heap import TRIM_EVERY_S  # noqa: E402
 
 PLAYERS = int(os.environ.get("SOAK_PLAYERS", "40"))
@@ -34,6 +36,9 @@ SECONDS = float(os.environ.get("SOAK_SECONDS", "180"))
 LESSONS = ["3-1", "3-2", "3-3", "3-4", "4-1", "4-2", "4-3", "4-4", "5-1"]
 WORDS = ["月光", "故乡", "老师", "学生", "实验", "数据", "今天", "明天", "公园", "春风", "书", "山", "水"]
 MIX = (("move", 0.7), ("hint", 0.1), ("open", 0.1), ("text", 0.1))  # what a player does, how often
+RELOADS = 10  # one lesson opened in ten is a new page (a reload, a new tab), the others come from the level picker
+if os.environ.get("SOAK_MIX"):  # e.g. SOAK_MIX=text:1 — one kind alone, to see which of them holds memory
+    MIX = tuple((k, float(w)) for k, w in (part.split(":") for part in os.environ["SOAK_MIX"].split(",")))
 
 
 def rss_mb(pid: int) -> float:
@@ -46,9 +51,11 @@ def rss_mb(pid: int) -> float:
 class SoakPlayer(AppPlayer):
     """A pupil who mostly moves sliders and now and then asks, opens or types something else."""
 
-    def __init__(self, page: AppPage, lessons: dict[str, AppPage], seed: int) -> None:
+    def __init__(self, page: AppPage, lessons: dict[str, AppPage], choose: tuple[int, int], seed: int) -> None:
         super().__init__(page, seed)
         self.lessons = lessons
+        self.choose = choose  # the level picker's 'choose' event: (fn index, the top component's id)
+        self.lesson_tab = AppPlayer(lessons[LESSONS[seed % len(LESSONS)]], seed + 10**6)
         self.api = Http(page.host, page.port)
         self.texts = 0
         self.done: list[tuple[float, float, str]] = []  # (when answered, seconds, what)
@@ -64,12 +71,23 @@ class SoakPlayer(AppPlayer):
         if status != 200 or not content.startswith(b"event: complete"):
             raise RuntimeError(f"{name}: {content[:200]!r}")
 
+    async def boot(self) -> None:
+        await super().boot()
+        await self.lesson_tab.boot()
+
     async def open_lesson(self) -> None:
-        page = AppPlayer(self.lessons[self.rng.choice(LESSONS)], self.rng.randrange(10**9))
-        try:
-            await page.boot()
-        finally:
-            page.close()
+        level = self.rng.choice(LESSONS)
+        if self.rng.randrange(RELOADS) == 0:
+            page = AppPlayer(self.lessons[level], self.rng.randrange(10**9))
+            try:
+                await page.boot()
+            finally:
+                page.close()
+            return
+        tab = self.lesson_tab
+        body = {"data": [None, tab.stored], "event_data": {"level": level}, "fn_index": self.choose[0],
+                "trigger_id": self.choose[1]}  # fmt: skip
+        output(await tab.session.event(f"/gradio_api/queue/join?level={level}&lang={tab.page.lang}", body))
 
     def new_text(self) -> str:
         self.texts += 1
@@ -106,13 +124,25 @@ class SoakPlayer(AppPlayer):
 
     def close(self) -> None:
         super().close()
+        self.lesson_tab.close()
         self.api.close()
+
+
+def choose_index(url: str) -> tuple[int, int]:
+    """The level picker's 'choose' event: (its fn index, the top component's id), from the page's config."""
+    import httpx
+
+    config = httpx.get(f"{url}config", timeout=30).json()
+    top = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "top")
+    fn = next(i for i, d in enumerate(config["dependencies"]) if [top, "choose"] in [list(t) for t in d["targets"]])
+    return fn, top
 
 
 async def soak(url: str, pid: int) -> dict:
     page = AppPage.from_config(url, "2-1")
     lessons = {lv: AppPage.from_config(url, lv) for lv in LESSONS}
-    players = [SoakPlayer(page, lessons, seed) for seed in range(PLAYERS)]
+    choose = choose_index(url)
+    players = [SoakPlayer(page, lessons, choose, seed) for seed in range(PLAYERS)]
     try:
         for k in range(0, PLAYERS, 10):  # ten pages opening at a time
             await asyncio.gather(*(p.boot() for p in players[k : k + 10]))
@@ -141,7 +171,7 @@ async def soak(url: str, pid: int) -> dict:
     failed = [f for p in players for f in p.failed]
     first = [s for t, s, _ in done if t - start < 60]
     last = [s for t, s, _ in done if t - start >= SECONDS - 60]
-    by_kind = {k: round(p95([s for _, s, w in done if w == k]), 1) for k, _ in MIX}
+    by_kind = {k: round(p95([s for _, s, w in done if w == k]), 1) for k, w in MIX if w}
     return {
         "players": PLAYERS, "seconds": SECONDS, "errors": len(failed), "requests": len(done),
         "p95_ms": round(p95([s for _, s, _ in done]), 1), "p95_first_minute_ms": round(p95(first), 1),

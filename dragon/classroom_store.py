@@ -475,6 +475,12 @@ class ClassroomStore:
             row = self._member(connection, token, missing_ok=True)
         return None if row is None else Member(row.id, row.nickname, row.joined)
 
+    def code_of(self, token: str) -> str:
+        """The code of the live class a member's token belongs to (ClassroomError when none)."""
+        with self.engine.begin() as connection:
+            me = self._member(connection, token)
+            return connection.scalar(sa.select(CLASSES.c.code).where(CLASSES.c.id == me.class_id))
+
     def members(self, code: str, secret: str) -> list[Member]:
         """A class's members in the order they joined (teacher)."""
         with self.engine.begin() as connection:
@@ -487,14 +493,30 @@ class ClassroomStore:
         """The teacher removes a member: their rows are deleted and their token stops working."""
         with self.engine.begin() as connection:
             room = self._teacher_class(connection, code, secret, lock=True)
-            mine = sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id, MEMBERS.c.id == member_id)
-            found = connection.scalar(mine.with_for_update())  # the member's row first, as their own moves lock it
-            if found is None:
-                return False
-            for table in (RESULTS, ROUND_HEADS, MEMBERS):
-                key = table.c.id if table is MEMBERS else table.c.member_id
-                connection.execute(table.delete().where(key == found))
+            return self._remove(connection, room.id, member_id)
+
+    def _remove(self, connection: Connection, class_id: int, member_id: int) -> bool:
+        """Delete a member of a class (its row locked by the caller) and their rows."""
+        mine = sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == class_id, MEMBERS.c.id == member_id)
+        found = connection.scalar(mine.with_for_update())  # the member's row first, as their own moves lock it
+        if found is None:
+            return False
+        for table in (RESULTS, ROUND_HEADS, MEMBERS):
+            key = table.c.id if table is MEMBERS else table.c.member_id
+            connection.execute(table.delete().where(key == found))
         return True
+
+    def leave(self, token: str) -> bool:
+        """A student leaves the class: their rows are deleted as when the teacher removes them."""
+        with self.engine.begin() as connection:
+            me = self._member(connection, token, missing_ok=True)
+        if me is None:
+            return False
+        with self.engine.begin() as connection:
+            room = connection.execute(sa.select(CLASSES).where(CLASSES.c.id == me.class_id).with_for_update()).first()
+            if room is None:
+                return False
+            return self._remove(connection, room.id, me.id)
 
     # rounds
 
@@ -536,6 +558,14 @@ class ClassroomStore:
             room = self._teacher_class(connection, code, secret, lock=True)
             connection.execute(ROUNDS.update().where(ROUNDS.c.class_id == room.id, ROUNDS.c.id == round_id,
                                                      ROUNDS.c.ended.is_(None)).values(ended=self.clock()))
+
+    def latest_round(self, code: str) -> Round | None:
+        """A live class's newest round, open or ended, or None."""
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            row = connection.execute(sa.select(ROUNDS).where(ROUNDS.c.class_id == room.id)
+                                     .order_by(ROUNDS.c.id.desc()).limit(1)).first()
+        return None if row is None else _round(row)
 
     def current_round(self, code: str) -> Round | None:
         """A live class's open round, or None."""

@@ -1,8 +1,11 @@
 """A player's progress: one declarative table of fields, pure updates, validation and export codes."""
 
 import base64
+import contextlib
+import contextvars
 import hashlib
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .lessons.fusion import KEEP_EDGES, REACH_EDGES
@@ -99,8 +102,26 @@ def load(saved, level_ids: set[str] | None = None) -> Loaded:
     return Loaded(new_progress(), "damaged")
 
 
+# Who hears of each result the server scores, in the event being answered (a live class's student: the class counts it)
+RESULTS_TO: contextvars.ContextVar[Callable[[str, float, int], None] | None] = contextvars.ContextVar(
+    "results_to", default=None)
+
+
+@contextlib.contextmanager
+def results_to(listener: Callable[[str, float, int], None] | None) -> Iterator[None]:
+    """Within the block, record() also tells `listener` (level id, score, stars) of each result."""
+    token = RESULTS_TO.set(listener)
+    try:
+        yield
+    finally:
+        RESULTS_TO.reset(token)
+
+
 def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
-    """A new progress dict with this result kept if it beats the best so far."""
+    """A new progress dict with this result kept if it beats the best so far (and the result told to RESULTS_TO)."""
+    listener = RESULTS_TO.get()
+    if listener is not None:
+        listener(level_id, score, stars)
     out = {**progress, "stars": dict(progress["stars"]), "best": dict(progress["best"])}
     out["stars"][level_id] = max(stars, out["stars"].get(level_id, 0))
     out["best"][level_id] = round(max(score, out["best"].get(level_id, 0.0)), 2)

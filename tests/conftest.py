@@ -7,7 +7,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import os  # noqa: E402
+import tempfile  # noqa: E402
+
 import pytest  # noqa: E402
+
+# the app the tests start keeps its live classes in a folder of the test run's own, never in the repository's data/
+os.environ.setdefault("DRAGON_DATA_DIR", tempfile.mkdtemp(prefix="dragon-test-data-"))
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,8 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert test_command in ci.splitlines()
     assert "apt-get update" in ci and "chromium" in ci and "fonts-noto-cjk" in ci
+    # the live class's second pass on Debian's PostgreSQL, started by CI itself
+    assert "postgresql" in ci and ".ci/postgres.sh start" in ci and "tests/test_classroom_store.py" in ci
     assert any("python app.py" in c and "requirements.txt" in c for c in commands)
 
 

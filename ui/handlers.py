@@ -11,6 +11,7 @@ from dragon.levels import LANGS, all_levels, get_level, load_levels
 from .page import codes_props, page
 from .sandbox import sandbox_page
 from .session import (
+    MAX_CLASS_TOKEN,
     MAX_SANDBOX_CHARS,
     SANDBOX,
     SANDBOX_LANGS,
@@ -45,6 +46,8 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
     unreadable = boot.get("stored") is True and not saved  # the browser kept something Gradio could not read back
     notices = [t("damaged", lang)] if loaded.notice or unreadable else []
     keep: dict = {"exam": True} if boot.get("exam") is True else {}
+    if isinstance(boot.get("classplay"), str) and 0 < len(boot["classplay"]) <= MAX_CLASS_TOKEN:
+        keep["class"] = boot["classplay"]  # a live class's student: the server's results count for the class
     wanted = boot.get("level") if isinstance(boot.get("level"), str) else ""
     custom = boot.get("custom") if isinstance(boot.get("custom"), str) else ""
     if custom:

@@ -9,11 +9,12 @@ START_GATES = [0.5] * len(HEADS)
 
 SANDBOX = "sandbox"  # the sandbox's place in the session and the level picker: any text, no target
 SANDBOX_LANGS = ("auto", "zh", "en")
+MAX_CLASS_TOKEN = 100  # a live class's student token (43 characters), carried by a session the class page frames
 MAX_SANDBOX_CHARS = 400  # the sandbox's text box (the dragon reads at most 64 tokens of it; the page says so)
 
 # What the handlers receive from the page (checked, never trusted):
 State = dict | None  # the session (gr.State): {"level", "lang"}, and "exam", "custom" (a teacher's share code),
-# "text" / "tlang" (the sandbox's text), "lab" (a lab level's attempt)
+# "text" / "tlang" (the sandbox's text), "lab" (a lab level's attempt), "class" (a live class's student token)
 Saved = str | None  # the signed progress the browser keeps (gr.BrowserState)
 Gates = list  # the panel's value: eight numbers, as the sliders show them
 EventData = dict | None  # what a component's script sent with its event
@@ -50,13 +51,14 @@ def session_of(state: State) -> dict:
         level = first_level_id()
     text = state.get("text") if isinstance(state.get("text"), str) else ""
     tlang = state.get("tlang") if state.get("tlang") in SANDBOX_LANGS else "auto"
+    token = state.get("class") if isinstance(state.get("class"), str) else ""
     return {"level": level, "lang": lang, "exam": state.get("exam") is True, "custom": custom if pack else "",
-            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang}  # fmt: skip
+            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang, "class": token[:MAX_CLASS_TOKEN]}  # fmt: skip
 
 
 def carried(session: dict) -> dict:
     """What a session keeps from level to level: the exam switch, the teacher's pack, the sandbox's text."""
-    keep = {k: session[k] for k in ("exam", "custom", "text") if session.get(k)}
+    keep = {k: session[k] for k in ("exam", "custom", "text", "class") if session.get(k)}
     return {**keep, "tlang": session["tlang"]} if keep.get("text") else keep
 
 

@@ -19,9 +19,9 @@ HEARTBEAT = re.compile(r"/heartbeat/([^/]+)/?$")
 
 
 class LeanSession(gradio.state_holder.SessionState):
-    """Gradio's SessionState without `config_values`, the copy of every component's config it makes for deep links
-    (a `gr.DeepLinkButton`; this app has none and refuses the route: ui/unused_routes.py). What Gradio later writes
-    there (a state set, a value changed) still goes in, one entry a component."""
+    """Gradio's SessionState without `config_values`, the copy of every component's config it keeps for deep links
+    (a `gr.DeepLinkButton`; this app has none and refuses the route: ui/unused_routes.py): not built at the start, and
+    not written when an event updates a component (the updated component itself is kept, as Gradio keeps it)."""
 
     def __init__(self, blocks) -> None:  # as SessionState.__init__ (Gradio 6.31), without building config_values
         self.blocks_config = copy(blocks.default_config)
@@ -30,6 +30,22 @@ class LeanSession(gradio.state_holder.SessionState):
         self._state_ttl = {}
         self.is_closed = False
         self.STATE_TTL_WHEN_CLOSED = 1 if os.getenv("GRADIO_IS_E2E_TEST", None) else 3600
+
+    def __setitem__(self, key: int, value) -> None:  # as SessionState.__setitem__, without the deep-link copy
+        from gradio.components import State
+
+        block = self.blocks_config.blocks.get(key)
+        if isinstance(block, State):
+            self._state_ttl[key] = (block.time_to_live, datetime.datetime.now())
+            self.state_data[key] = value
+        else:
+            self.blocks_config.blocks[key] = value
+
+    def _update_config(self, key: int) -> None:  # the deep-link copy only
+        pass
+
+    def _update_value_in_config(self, key: int, value) -> None:  # the deep-link copy only
+        pass
 
 
 def lean_sessions() -> None:

@@ -50,6 +50,8 @@ def body_html(level: Level | None, lang: str, session: dict) -> str:
     sample = "data:text/yaml;charset=utf-8," + urllib.parse.quote(SAMPLE)
     return (
         f'<div class="tb-links">{links}</div>'
+        f'<p class="tb-class"><a class="btn primary" href="/class/teach?lang={lang}" target="_blank" rel="noopener">'
+        f'{esc(t("tb_live_class", lang))}</a> <span class="note">{esc(t("tb_live_class_help", lang))}</span></p>'
         f'<div class="tb-files"><b>{esc(t("tb_files", lang))}</b> {buttons}</div>'
         f'<div class="tb-load"><b>{esc(t("tb_load_title", lang))}</b><p class="note">{esc(t("tb_load_help", lang))}</p>'
         f"<pre class=\"tb-sample\">{esc(SAMPLE)}</pre>"

@@ -1,0 +1,459 @@
+// The live class's page (ui/class_routes.py): the teacher's projector and controls, or a student's part of the round.
+// Every text a class typed (nicknames) goes into the page as text (textContent), never as HTML.
+(() => {
+  "use strict";
+  const T = {
+    zh: {
+      home: "← 回到游戏", title: "多头龙的秘密 · 课堂", start_lead: "开一堂课：全班扫码或输入课堂码加入，每位同学就是龙的一个头。",
+      start: "开始一堂课", code_label: "课堂码", join_at: "加入：", joined: "已加入", secret_summary: "老师链接（保密）",
+      secret_help: "这是控制这堂课的唯一方式：只给自己留着。刷新或换电脑时用它回来。", dragon_mode: "全班一条龙",
+      dragon_help: "每位同学拿到一个头（超过八人时每个头一队，取队员滑块的平均）。全班合力到 ★★★ 即获胜。",
+      everyone_mode: "人人闯关", everyone_help: "全班同学的页面都打开这一关，各自来玩；投影上显示每个星级有多少人。",
+      level: "关卡", teacher_code: "或老师关卡的分享码", text_lang: "文本语言", start_round: "开始这一轮",
+      class_settings: "课堂设置", show_names: "投影上显示名字", exam: "考试模式（不给提示和答案）", end_round: "结束这一轮",
+      csv: "导出成绩 CSV", hide_controls: "只显示投影画面", show_controls: "显示控制", end_class: "结束课堂并删除数据",
+      confirm_end: "结束这堂课？全部名单和成绩会立即删除。", nickname: "昵称（最多 20 个字）", join: "加入课堂",
+      you_are: "你是", class: "课堂", leave: "退出", waiting: "等老师开始这一轮……", no_members: "还没有同学加入。",
+      class_score: "全班得分", won: "全班一起赢了！★★★", your_head: "你的头", team: "队里人数", class_value: "全队平均",
+      finds: "这个头在文中最强的联系（真实注意力）：", moved: "已动", not_moved: "未动", target: "目标",
+      stars_count: "各星级人数", not_played: "还没玩", players: "名单", spread: "全班每个头的取值（箱线）与目标（◆）",
+      round: "轮", kind: "方式", played: "玩过", mean_best: "平均最高分", class_best: "全班最高", summary: "每轮小结",
+      your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
+      up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。",
+      ended: "这一轮已结束。", removed: "你已不在这堂课里（被移出、课已结束或已过期）。", copied: "已复制",
+      expires: "到期并删除：", kinds: { dragon: "全班一条龙", everyone: "人人闯关" },
+      errors: {
+        "class.unknown": "没有这个课堂码（可能已结束或过期）。", "member.unknown": "你已不在这堂课里。",
+        "teacher.wrong_secret": "老师链接不对。", "nickname.empty": "请输入昵称。", "nickname.taken": "这个昵称已经有人用了，换一个吧。",
+        "nickname.too_long": "昵称最多 {limit} 个字。", "nickname.hidden": "昵称里有看不见的字符，请重新输入。",
+        "class.full": "课堂已满（最多 {limit} 人）。", "move.too_fast": "慢一点：{wait_s} 秒后再动。",
+        "round.ended": "这一轮已结束。", "round.unknown": "这一轮不存在。", "round.kind": "这一轮不是这种玩法。",
+        "round.no_members": "还没有同学加入，不能开始全班一条龙。", "head.none": "这个头不是你的。",
+        "hint.exam": "考试模式：没有提示。", "class.opens": "这个地址一小时内开的课太多了（最多 {limit}）。",
+        bad_request: "请求不对：{message}", server: "服务器出错了，请再试一次。", network: "连不上服务器，正在重试……",
+      },
+    },
+    en: {
+      home: "← Back to the game", title: "The Multi-Head Dragon · Live class",
+      start_lead: "Open a class: everyone joins with the code or the QR code, and each student becomes one of the dragon's heads.",
+      start: "Start a class", code_label: "Class code", join_at: "Join at", joined: "Joined", secret_summary: "Teacher link (secret)",
+      secret_help: "The only way to control this class: keep it to yourself. Use it to come back after a reload or on another computer.",
+      dragon_mode: "Class dragon", dragon_help: "Every student gets one head (with more than eight, a team per head: the mean of its members' sliders). The class wins together at ★★★.",
+      everyone_mode: "Everyone plays", everyone_help: "Every student's page opens this level to play alone; the projector shows how many stand at each star count.",
+      level: "Level", teacher_code: "or a teacher level's share code", text_lang: "Text language", start_round: "Start the round",
+      class_settings: "Class settings", show_names: "Names on the projector", exam: "Exam mode (no hints or answers)", end_round: "End the round",
+      csv: "Export results (CSV)", hide_controls: "Projector view only", show_controls: "Show the controls", end_class: "End the class and delete its data",
+      confirm_end: "End this class? Its list of names and its results are deleted at once.", nickname: "Nickname (at most 20 characters)", join: "Join the class",
+      you_are: "You are", class: "class", leave: "Leave", waiting: "Waiting for the teacher to start a round…", no_members: "No one has joined yet.",
+      class_score: "Class score", won: "The class won together! ★★★", your_head: "Your head", team: "team size", class_value: "team mean",
+      finds: "This head's strongest links in the text (its real attention):", moved: "moved", not_moved: "not moved yet", target: "target",
+      stars_count: "Students at each star count", not_played: "not yet", players: "Players", spread: "The class's value of each head (box) and the target (◆)",
+      round: "Round", kind: "Mode", played: "Played", mean_best: "Mean best", class_best: "Class best", summary: "Each round",
+      your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
+      up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.",
+      ended: "This round has ended.", removed: "You are no longer in this class (removed, ended or expired).", copied: "Copied",
+      expires: "Deleted at", kinds: { dragon: "Class dragon", everyone: "Everyone plays" },
+      errors: {
+        "class.unknown": "No class has this code (it may have ended or expired).", "member.unknown": "You are no longer in this class.",
+        "teacher.wrong_secret": "This teacher link is not right.", "nickname.empty": "Type a nickname.", "nickname.taken": "Someone in the class has this nickname: pick another.",
+        "nickname.too_long": "A nickname has at most {limit} characters.", "nickname.hidden": "The nickname has invisible characters: type it again.",
+        "class.full": "The class is full (at most {limit}).", "move.too_fast": "A little slower: move again in {wait_s} s.",
+        "round.ended": "This round has ended.", "round.unknown": "There is no such round.", "round.kind": "This round is played another way.",
+        "round.no_members": "No one has joined yet: a class dragon needs students.", "head.none": "That head is not yours.",
+        "hint.exam": "Exam mode: no hints.", "class.opens": "This address opened too many classes this hour (at most {limit}).",
+        bad_request: "Bad request: {message}", server: "The server failed: try again.", network: "Cannot reach the server: trying again…",
+      },
+    },
+  };
+  const role = document.body.dataset.role;
+  const params = new URLSearchParams(location.search);
+  let lang = params.get("lang") === "en" || (!params.get("lang") && (localStorage.getItem("dragon.class.lang") || "") === "en") ? "en" : "zh";
+  let heads = []; // [{id, zh, en, color}]
+  let levels = { dragon: [], all: [] };
+  const t = (key) => T[lang][key] ?? key;
+  const fill = (text, detail) => text.replace(/\{(\w+)\}/g, (_, k) => String(detail?.[k] ?? ""));
+
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "style") node.style.cssText = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (v !== false && v != null) node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const child of children.flat()) if (child != null) node.append(child instanceof Node ? child : String(child));
+    return node;
+  }
+  const $ = (id) => document.getElementById(id);
+  const show = (id, on = true) => { $(id).hidden = !on; };
+  const headName = (h) => (heads[h] ? heads[h][lang] : String(h));
+  const headColor = (h) => (heads[h] ? heads[h].color : "#7b3fbf");
+  const starsText = (n) => el("span", { class: "stars", "aria-label": `${n}/3` }, "★".repeat(n), el("span", { class: "off" }, "★".repeat(3 - n)));
+
+  function notice(text, ok = false) {
+    const box = $("notice");
+    box.textContent = text || "";
+    box.classList.toggle("ok", ok);
+    box.hidden = !text;
+  }
+  function errorText(body) {
+    const words = T[lang].errors[body?.error] || T[lang].errors.server;
+    return fill(words, { ...(body?.detail || {}), message: body?.message || "" });
+  }
+  async function api(name, body) {
+    let response;
+    try {
+      response = await fetch(`/class/api/${name}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    } catch (_) {
+      throw { error: "network" };
+    }
+    let data = {};
+    try { data = await response.json(); } catch (_) { data = { error: "server" }; }
+    if (!response.ok) throw data;
+    return data;
+  }
+  function translate() {
+    document.documentElement.lang = lang === "zh" ? "zh" : "en";
+    for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+    for (const b of document.querySelectorAll("[data-lang]")) b.setAttribute("aria-pressed", String(b.dataset.lang === lang));
+  }
+  async function loadLevels() {
+    const r = await fetch(`/class/api/levels?lang=${lang}`);
+    const data = await r.json();
+    levels = data;
+    heads = data.heads;
+  }
+  for (const b of document.querySelectorAll("[data-lang]")) {
+    b.addEventListener("click", async () => {
+      lang = b.dataset.lang;
+      localStorage.setItem("dragon.class.lang", lang);
+      translate();
+      await loadLevels();
+      if (role === "teach") fillLevelPicks();
+      redraw();
+    });
+  }
+  let redraw = () => {};
+
+  // --- the teacher ------------------------------------------------------------------------------------------------
+  function teacherCreds() {
+    const h = new URLSearchParams(location.hash.slice(1));
+    return h.get("code") && h.get("secret") ? { code: h.get("code"), secret: h.get("secret") } : null;
+  }
+  function fillLevelPicks() {
+    for (const [id, list] of [["dragon-level", levels.dragon], ["everyone-level", levels.all]]) {
+      const pick = $(id), was = pick.value;
+      pick.replaceChildren(...list.map((lv) => el("option", { value: lv.id }, `${lv.id} · ${lv.title}`)));
+      if (was) pick.value = was;
+    }
+  }
+  async function teacher() {
+    let creds = teacherCreds();
+    if (!creds) {
+      show("start");
+      $("open").addEventListener("click", async () => {
+        $("open").disabled = true;
+        try {
+          const made = await api("open", {});
+          location.hash = `code=${made.code}&secret=${made.secret}`;
+          show("start", false);
+          creds = teacherCreds();
+          runTeacher(creds);
+        } catch (err) {
+          notice(errorText(err));
+          $("open").disabled = false;
+        }
+      }, { once: false });
+      return;
+    }
+    runTeacher(creds);
+  }
+  async function runTeacher(creds) {
+    const ask = (action, extra = {}) => api("teacher", { code: creds.code, secret: creds.secret, action, ...extra });
+    let view = null;
+    show("teach");
+    fillLevelPicks();
+    $("secret-link").value = location.href;
+    try {
+      const qr = await ask("qr", { origin: location.origin });
+      $("qr").innerHTML = qr.svg; // made by the server (segno) from the page's origin and the class code: no typed text
+      $("qr").setAttribute("aria-label", qr.url);
+      $("join-url").textContent = qr.url;
+      $("join-url").href = qr.url;
+    } catch (err) {
+      notice(errorText(err));
+      if (err.error === "class.unknown" || err.error === "teacher.wrong_secret") return;
+    }
+    const act = async (action, extra) => {
+      try {
+        const out = await ask(action, extra);
+        notice("");
+        await poll();
+        return out;
+      } catch (err) {
+        notice(errorText(err));
+        return null;
+      }
+    };
+    $("start-dragon").addEventListener("click", () => act("start", {
+      kind: "dragon", level: $("dragon-code").value.trim() ? "" : $("dragon-level").value,
+      level_code: $("dragon-code").value.trim(), lang: $("dragon-lang").value }));
+    $("start-everyone").addEventListener("click", () => act("start", { kind: "everyone", level: $("everyone-level").value, lang: $("everyone-lang").value }));
+    $("end-round").addEventListener("click", () => view?.round && act("end_round", { round: view.round.id }));
+    $("show-names").addEventListener("change", (e) => act("settings", { settings: { show_names: e.target.checked } }));
+    $("exam").addEventListener("change", (e) => act("settings", { settings: { exam: e.target.checked } }));
+    $("hide-controls").addEventListener("click", () => { document.body.classList.add("projector"); show("show-controls"); });
+    $("show-controls").addEventListener("click", () => { document.body.classList.remove("projector"); show("show-controls", false); });
+    $("csv").addEventListener("click", async () => {
+      const out = await act("csv");
+      if (!out) return;
+      const link = el("a", { href: URL.createObjectURL(new Blob(["\ufeff" + out.csv], { type: "text/csv;charset=utf-8" })), download: `class-${creds.code}.csv` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+    });
+    $("end-class").addEventListener("click", async () => {
+      if (!confirm(t("confirm_end"))) return;
+      const out = await act("end_class");
+      if (out) { location.hash = ""; location.reload(); }
+    });
+    async function poll() {
+      try {
+        view = await ask("view");
+        drawTeacher(view, (id) => act("remove", { member: id }));
+        if ($("notice").textContent === T[lang].errors.network) notice("");
+      } catch (err) {
+        notice(errorText(err));
+        if (err.error === "class.unknown") { clearInterval(timer); }
+      }
+    }
+    redraw = () => view && drawTeacher(view, (id) => act("remove", { member: id }));
+    const timer = setInterval(poll, 600);
+    poll();
+  }
+  function drawTeacher(view, remove) {
+    $("code").textContent = view.code;
+    $("count").textContent = String(view.members.length);
+    $("members").replaceChildren(...(view.members.length ? view.members.map((m) => el("li", {}, el("span", {}, m.nickname),
+      el("button", { type: "button", title: "×", "aria-label": `remove ${m.nickname}`, onclick: () => remove(m.id) }, "×"))) : [el("li", {}, t("no_members"))]));
+    for (const [id, key] of [["show-names", "show_names"], ["exam", "exam"]]) if (document.activeElement !== $(id)) $(id).checked = view.settings[key];
+    $("board").replaceChildren(view.round ? board(view.round) : el("p", { class: "lead" }, t("waiting")));
+    $("summary").replaceChildren(summaryTable(view.summary));
+  }
+  function board(r) {
+    const title = el("h2", {}, `${t("kinds")[r.kind]} · ${r.level.id} ${r.level.title}`, r.open ? "" : ` — ${t("ended")}`);
+    if (r.kind === "dragon") {
+      return el("div", {}, title,
+        r.won ? el("p", { class: "won" }, t("won")) : null,
+        el("p", { class: "text" }, r.text),
+        el("div", { class: "scoreline" }, el("span", {}, t("class_score")), el("span", { class: "score", "data-score": r.score }, r.score.toFixed(1)), starsText(r.stars)),
+        el("div", { class: "heads" }, r.gates.map((g, h) => el("div", { class: "head", style: `--c:${headColor(h)}` },
+          el("h3", {}, `${h + 1} · ${headName(h)}`),
+          el("div", { class: "meter", role: "meter", "aria-valuemin": 0, "aria-valuemax": 1, "aria-valuenow": g }, el("i", { style: `width:${(g * 100).toFixed(1)}%` })),
+          el("span", { class: "value" }, g.toFixed(2)), " ",
+          el("span", { class: "team" }, `${t("team")}: ${r.teams[h]} · ${r.moved[h] ? t("moved") : t("not_moved")}`)))));
+    }
+    const total = Object.values(r.stars_count).reduce((a, b) => a + b, 0) || 1;
+    const parts = [title, el("h3", {}, t("stars_count")),
+      el("div", { class: "hist" }, ["0", "1", "2", "3"].map((s) => el("div", {},
+        el("span", {}, String(r.stars_count[s])), el("b", { style: `height:${(100 * r.stars_count[s]) / total}%` }),
+        el("span", {}, s === "0" ? "☆" : "★".repeat(Number(s))))))];
+    if (r.spread) parts.push(el("h3", {}, t("spread")), spreadChart(r.spread));
+    if (r.players) parts.push(el("h3", {}, t("players")), el("ul", { class: "players" }, r.players.map((p) => el("li", {}, `${p.nickname} `, starsText(p.stars)))));
+    return el("div", {}, parts);
+  }
+  function spreadChart(spread) {
+    const ns = "http://www.w3.org/2000/svg", W = 900, row = 34, left = 150, right = W - 20;
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${row * spread.length + 30}`);
+    svg.setAttribute("role", "img");
+    const add = (tag, attrs, text) => {
+      const node = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+      if (text != null) node.textContent = text;
+      svg.append(node);
+      return node;
+    };
+    const x = (v) => left + v * (right - left);
+    spread.forEach((s, h) => {
+      const y = 20 + h * row;
+      add("text", { x: 4, y: y + 5, "font-size": 16, fill: headColor(h) }, `${h + 1} ${headName(h)} (${s.count})`);
+      add("line", { x1: x(0), x2: x(1), y1: y, y2: y, stroke: "#e5e7eb" });
+      if (s.count) {
+        add("line", { x1: x(s.min), x2: x(s.max), y1: y, y2: y, stroke: headColor(h), "stroke-width": 2 });
+        add("rect", { x: x(s.q1), y: y - 9, width: Math.max(2, x(s.q3) - x(s.q1)), height: 18, fill: headColor(h), "fill-opacity": 0.35, stroke: headColor(h) });
+        add("line", { x1: x(s.median), x2: x(s.median), y1: y - 10, y2: y + 10, stroke: "#111827", "stroke-width": 2 });
+      }
+      add("text", { x: x(s.target) - 7, y: y + 6, "font-size": 18, fill: "#111827" }, "◆");
+    });
+    for (const v of [0, 0.5, 1]) add("text", { x: x(v) - 8, y: row * spread.length + 26, "font-size": 14, fill: "#4b5563" }, String(v));
+    return el("div", { class: "spread" }, svg);
+  }
+  function summaryTable(rows) {
+    if (!rows.length) return el("div");
+    return el("div", {}, el("h3", {}, t("summary")), el("table", {},
+      el("tr", {}, [t("round"), t("kind"), t("level"), t("played"), t("mean_best"), "☆ / ★ / ★★ / ★★★", t("class_best")].map((h) => el("th", {}, h))),
+      rows.map((r) => el("tr", {}, el("td", {}, r.round), el("td", {}, t("kinds")[r.kind]), el("td", {}, r.level), el("td", {}, r.players),
+        el("td", {}, r.mean_best ?? "—"), el("td", {}, ["0", "1", "2", "3"].map((s) => r.stars_count[s]).join(" / ")),
+        el("td", {}, r.class_score == null ? "—" : `${r.class_score.toFixed(1)} (${r.class_stars}★)`)))));
+  }
+
+  // --- a student -------------------------------------------------------------------------------------------------
+  const keyFor = (code) => `dragon.class.${code}`;
+  async function student() {
+    const code = (params.get("code") || "").toUpperCase();
+    $("join-code").value = code;
+    const saved = code && JSON.parse(localStorage.getItem(keyFor(code)) || "null");
+    if (saved?.token) return play(saved);
+    show("join");
+    $("join-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        const made = await api("join", { code: $("join-code").value, nickname: $("nickname").value });
+        localStorage.setItem(keyFor(made.code), JSON.stringify(made));
+        localStorage.setItem("dragon.class.current", made.token);
+        history.replaceState(null, "", `/class/join?code=${made.code}`);
+        show("join", false);
+        notice("");
+        play(made);
+      } catch (err) {
+        notice(errorText(err));
+      }
+    });
+  }
+  function play(me) {
+    show("play");
+    localStorage.setItem("dragon.class.current", me.token);
+    $("my-name").textContent = me.nickname;
+    $("my-code").textContent = me.code;
+    let view = null, shownKey = "", dragging = new Set(), pending = new Map(), timer = null;
+    $("leave").addEventListener("click", async () => {
+      try { await api("student", { token: me.token, action: "leave" }); } catch (_) { /* gone already */ }
+      localStorage.removeItem(keyFor(me.code));
+      localStorage.removeItem("dragon.class.current");
+      location.href = "/class/join";
+    });
+    const send = async (body) => {
+      try {
+        const out = await api("student", { token: me.token, ...body });
+        notice("");
+        return out;
+      } catch (err) {
+        notice(errorText(err));
+        if (err.error === "move.too_fast") setTimeout(() => send(body).then(after), 1000 * (err.detail?.wait_s || 0.5));
+        return null;
+      }
+    };
+    let after = () => {};
+    // a slider sends at most one move every 250 ms, and always its last value
+    function throttled(key, make) {
+      if (pending.has(key)) { pending.get(key).next = make; return; }
+      const slot = { next: null };
+      pending.set(key, slot);
+      send(make()).then(after).finally(() => setTimeout(() => {
+        pending.delete(key);
+        if (slot.next) throttled(key, slot.next);
+      }, 250));
+    }
+    async function poll() {
+      try {
+        view = await api("student", { token: me.token, action: "view" });
+        draw();
+      } catch (err) {
+        notice(errorText(err));
+        if (err.error === "member.unknown") {
+          clearInterval(timer);
+          localStorage.removeItem(keyFor(me.code));
+          $("mine").replaceChildren(el("p", { class: "lead" }, t("removed")));
+        }
+      }
+    }
+    function draw() {
+      const r = view.round;
+      const key = r ? `${r.id}/${r.kind}/${lang}` : `none/${lang}`;
+      if (key !== shownKey) {
+        shownKey = key;
+        $("mine").replaceChildren(r ? (r.kind === "dragon" ? dragonPart(r) : everyonePart(r)) : el("p", { class: "lead" }, t("waiting")));
+      }
+      if (!r) return;
+      if (r.kind === "dragon") {
+        const s = $("my-score");
+        s.textContent = r.score.toFixed(1);
+        s.dataset.score = r.score;
+        $("my-stars").replaceChildren(starsText(r.stars));
+        for (const m of r.mine) {
+          const slider = $(`head-${m.head}`);
+          if (slider && !dragging.has(m.head) && !pending.has(m.head)) { slider.value = m.gate; $(`head-${m.head}-v`).textContent = Number(m.gate).toFixed(2); }
+          $(`head-${m.head}-team`).textContent = `${t("team")}: ${m.team} · ${t("class_value")}: ${m.class_gate.toFixed(2)}`;
+        }
+      } else {
+        $("my-best").textContent = r.best == null ? "—" : r.best.toFixed(1);
+        $("my-best-stars").replaceChildren(starsText(r.stars));
+      }
+    }
+    function dragonPart(r) {
+      after = (out) => {
+        if (!out) return;
+        $("my-score").textContent = out.score.toFixed(1);
+        $("my-score").dataset.score = out.score;
+        $("my-stars").replaceChildren(starsText(out.stars));
+        if (out.won) poll();
+      };
+      const part = el("div", {}, el("p", { class: "text" }, r.story),
+        el("h2", {}, `${r.level.id} · ${r.level.title}`), el("p", { class: "text" }, r.text),
+        el("div", { class: "scoreline" }, el("span", {}, t("class_score")), el("span", { class: "score", id: "my-score" }, r.score.toFixed(1)), el("span", { id: "my-stars" })),
+        r.stars === 3 ? el("p", { class: "won" }, t("won")) : null);
+      for (const m of r.mine) {
+        const slider = el("input", { type: "range", min: 0, max: 1, step: 0.01, value: m.gate, id: `head-${m.head}`, "aria-label": headName(m.head) });
+        slider.addEventListener("pointerdown", () => dragging.add(m.head));
+        slider.addEventListener("pointerup", () => dragging.delete(m.head));
+        slider.addEventListener("input", () => {
+          $(`head-${m.head}-v`).textContent = Number(slider.value).toFixed(2);
+          throttled(m.head, () => ({ action: "move", round: r.id, head: m.head, gate: Number(slider.value) }));
+        });
+        part.append(el("div", { class: "mine-head", style: `--c:${headColor(m.head)}` },
+          el("h3", {}, `${t("your_head")}: ${m.head + 1} · ${headName(m.head)}`),
+          slider, el("span", { class: "value", id: `head-${m.head}-v` }, Number(m.gate).toFixed(2)), " ",
+          el("span", { id: `head-${m.head}-team`, class: "team" }),
+          el("p", {}, t("finds")),
+          el("ul", { class: "links" }, m.links.map((l) => el("li", {}, `${l.from} → ${l.to}  ${l.weight.toFixed(2)}`)))));
+      }
+      return part;
+    }
+    function everyonePart(r) {
+      const head = el("div", {}, el("h2", {}, `${r.level.id} · ${r.level.title}`),
+        el("p", { class: "scoreline" }, el("span", {}, `${t("best")}: `), el("b", { id: "my-best" }, "—"), el("span", { id: "my-best-stars" })));
+      if (!r.level.sliders) {
+        const src = `/?level=${encodeURIComponent(r.level.id)}&lang=${r.lang}&classplay=1${view.exam ? "&exam=1" : ""}`
+          + (r.level_code ? `&custom=${encodeURIComponent(r.level_code)}` : "");
+        head.append(el("p", {}, t("play_in_game")), el("iframe", { class: "game-frame", src, title: r.level.title }));
+        return head;
+      }
+      after = (out) => {
+        if (!out) return;
+        $("my-score").textContent = out.score.toFixed(1);
+        $("my-best").textContent = out.best.toFixed(1);
+        $("my-best-stars").replaceChildren(starsText(out.best_stars));
+      };
+      const gates = () => r.heads.map((_, h) => Number($(`g-${h}`).value));
+      head.append(el("p", { class: "text" }, r.text),
+        el("div", { class: "scoreline" }, el("span", {}, t("your_score")), el("span", { class: "score", id: "my-score" }, "—")),
+        el("div", { class: "sliders" }, r.heads.map((_, h) => el("label", { style: `--c:${headColor(h)}` },
+          el("span", {}, `${h + 1} ${headName(h)}`),
+          el("input", { type: "range", min: 0, max: 1, step: 0.01, value: r.gates[h], id: `g-${h}`,
+            oninput: (e) => { $(`g-${h}-v`).textContent = Number(e.target.value).toFixed(2); throttled("all", () => ({ action: "play", round: r.id, gates: gates() })); } }),
+          el("span", { id: `g-${h}-v` }, Number(r.gates[h]).toFixed(2))))));
+      if (view.exam) head.append(el("p", { class: "help" }, t("exam_on")));
+      else head.append(el("button", { type: "button", id: "hint", onclick: async () => {
+        const out = await send({ action: "hint", round: r.id, gates: gates() });
+        if (out) notice(fill(t("hint_says"), { head: headName(out.head), dir: out.direction > 0 ? t("up") : t("down") }), true);
+      } }, t("hint")));
+      return head;
+    }
+    redraw = () => { shownKey = ""; if (view) draw(); };
+    timer = setInterval(poll, 1000);
+    poll();
+  }
+
+  translate();
+  loadLevels().then(() => (role === "teach" ? teacher() : student())).catch(() => notice(T[lang].errors.network));
+})();

@@ -1,0 +1,344 @@
+"""A live class on the class store: the level a round plays, the heads dealt to students, the class dragon's score from
+the real fused output, and what the projector, the teacher and each student are shown (plain JSON; no Gradio)."""
+
+import csv
+import functools
+import io
+import statistics
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from .classroom_store import ClassroomError, ClassroomStore, Result, Round
+from .config import HEADS
+from .engine import Reading, default_dragon
+from .levels import LANGS, Level, all_levels, get_level
+from .scoring import Scorer, as_gates, stars
+from .scoring import hint as gradient_hint
+from .teacher_levels import TeacherLevelError, is_teacher_id, levels_from_code
+
+HEAD_START = 0.5  # a head no one has moved yet stands where every slider starts (ui/session.py START_GATES)
+LINKS_SHOWN = 3  # what a student's head finds: its strongest links between two different words
+STORY = {  # the lesson's own lines (seed chapter 5) about heads that must work together: the class dragon's story
+    "zh": "小白注意到这八个头似乎在各自为战，没有协调配合。"
+          "女神说：“每个头都有自己的专长，但只有合作才能实现最强的力量。”现在，你们每个人就是龙的一个头。",
+    "en": "Xiaobai noticed the eight heads each fighting alone, with no coordination. The goddess said: “Every head "
+          "has its own speciality, but only together do they reach their full strength.” Now each of you is one of "
+          "the dragon's heads.",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """A slider level read once for a class: its reading, the scorer against its target, and each head's links."""
+
+    level: Level
+    lang: str
+    reading: Reading
+    scorer: Scorer
+    target: tuple[float, ...]
+    links: tuple[tuple[dict, ...], ...]  # per head: its strongest links between different words
+
+
+# --- levels --------------------------------------------------------------------------------------------------------
+
+
+def round_level(level_id: str, level_code: str | None = None) -> Level:
+    """The level a round plays: a shipped level by id, or a teacher's level from its share code (ValueError else)."""
+    if level_code:
+        try:
+            found = [lv for lv in levels_from_code(level_code) if lv.id == level_id or not level_id]
+        except TeacherLevelError as err:
+            raise ValueError("; ".join(err.errors)) from None
+        if not found:
+            raise ValueError("the share code holds no such level")
+        return found[0]
+    if is_teacher_id(level_id):
+        raise ValueError("a teacher's level needs its share code")
+    return get_level(level_id)  # KeyError-free: ValueError with the known ids
+
+
+def dragon_levels() -> list[Level]:
+    """The shipped levels a class dragon can play: those with the eight sliders."""
+    return [lv for lv in all_levels().values() if lv.sliders]
+
+
+def level_choice(level: Level, lang: str) -> dict:
+    return {"id": level.id, "chapter": level.chapter, "kind": level.kind, "title": level.title[lang],
+            "sliders": level.sliders}  # fmt: skip
+
+
+def word_like(token: str) -> bool:
+    """A token that is a word (a letter or a digit in it), not punctuation or space."""
+    return any(unicodedata.category(c)[0] in "LN" for c in token)
+
+
+def strongest_links(reading: Reading, head: int, count: int = LINKS_SHOWN) -> tuple[dict, ...]:
+    """A head's strongest links from one word to another (its real softmax; a word looking at itself is no link)."""
+    weights = reading.weights[head, 1:, 1:].clone()  # (T, T): the sink's row and column left out
+    weights.fill_diagonal_(0.0)
+    tokens = reading.tokens
+    words = torch.tensor([word_like(t) for t in tokens], dtype=torch.bool)
+    weights[~words, :] = 0.0
+    weights[:, ~words] = 0.0
+    links = []
+    for flat in weights.flatten().argsort(descending=True, stable=True)[:count].tolist():
+        i, j = divmod(flat, len(tokens))
+        if weights[i, j] > 0:
+            links.append({"from": tokens[i], "to": tokens[j], "weight": round(float(weights[i, j]), 3)})
+    return tuple(links)
+
+
+@functools.lru_cache(maxsize=64)
+def puzzle(level_id: str, level_code: str | None, lang: str) -> Puzzle:
+    """A slider level read once per server and shared by every class playing it (its result is fixed)."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {', '.join(LANGS)}")
+    level = round_level(level_id, level_code)
+    if not level.sliders:
+        raise ValueError(f"level {level.id} is a {level.kind} level: a class dragon needs a slider level")
+    reading = default_dragon().read(level.text[lang], level.reads_as(lang))
+    target = level.target_for(lang)
+    links = tuple(strongest_links(reading, h) for h in range(len(HEADS)))
+    return Puzzle(level, lang, reading, Scorer(reading, target), tuple(target), links)
+
+
+# --- dealing and scoring -------------------------------------------------------------------------------------------
+
+
+def deal(member_ids: Sequence[int]) -> dict[int, list[int]]:
+    """Heads for the members, in join order: with eight or more, member k gets head k mod 8 (a team per head);
+    with fewer, head h goes to member h mod n (each holds several, no head is left without a student)."""
+    n = len(member_ids)
+    if n == 0:
+        return {}
+    if n >= len(HEADS):
+        return {m: [k % len(HEADS)] for k, m in enumerate(member_ids)}
+    return {m: [h for h in range(len(HEADS)) if h % n == k] for k, m in enumerate(member_ids)}
+
+
+def class_gates(means: Sequence[float | None]) -> list[float]:
+    """The dragon's gates: each head's team mean, HEAD_START for a head no one has moved yet."""
+    return [HEAD_START if g is None else float(g) for g in means]
+
+
+def scored(p: Puzzle, gates: Sequence[float], hints: int = 0) -> tuple[float, int]:
+    """(score 0–100 rounded to 2 places, stars) of gates on the puzzle, by the real fused output."""
+    value = round(p.scorer(as_gates(list(gates))), 2)
+    return value, stars(value, hints)
+
+
+# --- the service the routes call -----------------------------------------------------------------------------------
+
+
+class Classroom:
+    """Every class action the pages take, each checked by the store (who may do it) and scored here."""
+
+    def __init__(self, store: ClassroomStore) -> None:
+        self.store = store
+
+    # the teacher
+
+    def start(self, code: str, secret: str, kind: str, level_id: str, lang: str = "zh",
+              level_code: str | None = None) -> dict:
+        """Start a round: 'dragon' (a slider level, the class's members dealt heads) or 'everyone' (any level)."""
+        if lang not in LANGS:
+            raise ValueError(f"lang must be one of {', '.join(LANGS)}")
+        level = round_level(level_id, level_code or None)
+        heads = None
+        if kind == "dragon":
+            puzzle(level.id, level_code or None, lang)  # a slider level, read now (ValueError if not)
+            members = self.store.members(code, secret)
+            if not members:
+                raise ClassroomError("round.no_members")
+            heads = deal([m.member_id for m in members])
+        round_id = self.store.start_round(code, secret, kind, level.id, heads, lang=lang,
+                                          level_code=level_code or None)
+        return {"round": round_id}
+
+    def teacher_view(self, code: str, secret: str) -> dict:
+        """What the teacher's page and the projector show: class, members, the open round's board, the summary."""
+        info = self.store.class_info(code)
+        if info is None:
+            raise ClassroomError("class.unknown")
+        members = self.store.members(code, secret)
+        rounds = self.store.rounds(code, secret)
+        shown = rounds[-1] if rounds else None
+        out = {"code": info.code, "expires": info.expires.isoformat() + "Z", "settings": info.settings,
+               "members": [{"id": m.member_id, "nickname": m.nickname} for m in members],
+               "round": None, "summary": self.summary(code, secret, rounds)}  # fmt: skip
+        if shown is not None:
+            out["round"] = self.round_board(code, secret, shown, info.settings["show_names"])
+        return out
+
+    def round_board(self, code: str, secret: str, r: Round, names: bool) -> dict:
+        level = round_level(r.level_id, r.level_code)
+        out = {"id": r.round_id, "kind": r.kind, "open": r.ended is None, "lang": r.lang,
+               "level": level_choice(level, r.lang), "best_score": r.best_score, "best_stars": r.best_stars}
+        if r.kind == "dragon":
+            p = puzzle(r.level_id, r.level_code, r.lang)
+            board = self.store.board(code, r.round_id)
+            gates = class_gates(board.gates)
+            value, earned = scored(p, gates)
+            out.update(heads=list(HEADS), gates=gates, moved=[g is not None for g in board.gates], teams=board.teams,
+                       score=value, stars=earned, won=r.best_stars == 3, text=p.level.text[r.lang],
+                       moved_at=[stamp(m) for m in board.moved])
+            return out
+        results = self.store.results(code, secret, r.round_id)
+        counts = {str(s): 0 for s in range(4)}
+        for res in results:
+            counts[str(res.stars or 0)] += 1
+        out.update(stars_count=counts, played=len(results))
+        if names:
+            out["players"] = [{"nickname": res.nickname, "stars": res.stars or 0, "best": res.best_score}
+                              for res in results]
+        if level.sliders:
+            target = level.target_for(r.lang)
+            out["heads"] = list(HEADS)
+            out["spread"] = [spread([res.gates[h] for res in results if res.gates], target[h])
+                             for h in range(len(HEADS))]
+        return out
+
+    def summary(self, code: str, secret: str, rounds: Sequence[Round] | None = None) -> list[dict]:
+        """Per round (oldest first): level, kind, players, mean best score, how many at each star count."""
+        rounds = self.store.rounds(code, secret) if rounds is None else rounds
+        by_round: dict[int, list[Result]] = {}
+        for res in self.store.results(code, secret):
+            by_round.setdefault(res.round_id, []).append(res)
+        out = []
+        for r in rounds:
+            results = by_round.get(r.round_id, [])
+            bests = [res.best_score for res in results if res.best_score is not None]
+            out.append({"round": r.round_id, "kind": r.kind, "level": r.level_id, "lang": r.lang,
+                        "players": len(results), "mean_best": round(statistics.fmean(bests), 1) if bests else None,
+                        "stars_count": {str(s): sum((res.stars or 0) == s for res in results) for s in range(4)},
+                        "class_score": r.best_score, "class_stars": r.best_stars})  # fmt: skip
+        return out
+
+    def csv_text(self, code: str, secret: str) -> str:
+        """The class's results as CSV: one row per student and round they played."""
+        rounds = {r.round_id: r for r in self.store.rounds(code, secret)}
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["nickname", "round", "kind", "level", "best_score", "stars", "hints", "moves",
+                         "seconds_to_best"])  # fmt: skip
+        for res in self.store.results(code, secret):
+            r = rounds[res.round_id]
+            seconds = (res.best_at - res.first_move).total_seconds() if res.best_at and res.first_move else ""
+            writer.writerow([safe_cell(res.nickname), res.round_id, r.kind, res.level_id,
+                             "" if res.best_score is None else f"{res.best_score:.2f}", res.stars or 0, res.hints,
+                             res.moves, seconds if seconds == "" else f"{seconds:.1f}"])  # fmt: skip
+        for r in rounds.values():
+            if r.kind == "dragon":
+                board = self.store.board(code, r.round_id)
+                writer.writerow([f"(class dragon: {sum(board.teams)} seats)", r.round_id, r.kind, r.level_id,
+                                 "" if r.best_score is None else f"{r.best_score:.2f}", r.best_stars or 0, 0, "", ""])
+        return out.getvalue()
+
+    # a student
+
+    def student_view(self, token: str) -> dict:
+        """What a student's page shows: their name, the open round and their part of it (never another's)."""
+        me = self.store.member(token)
+        if me is None:
+            raise ClassroomError("member.unknown")
+        code = self.store.code_of(token)
+        info = self.store.class_info(code)
+        r = self.store.latest_round(code)  # an ended round stays on screen (won, or stopped) until the next
+        out = {"code": code, "nickname": me.nickname, "exam": info.settings["exam"], "round": None}
+        if r is None:
+            return out
+        level = round_level(r.level_id, r.level_code)
+        view = {"id": r.round_id, "kind": r.kind, "lang": r.lang, "level": level_choice(level, r.lang),
+                "level_code": r.level_code, "open": r.ended is None}
+        if r.kind == "dragon":
+            p = puzzle(r.level_id, r.level_code, r.lang)
+            seat = self.store.take_seat if r.ended is None else self.store.my_heads
+            mine = seat(token, r.round_id)
+            board = self.store.board(code, r.round_id)
+            gates = class_gates(board.gates)
+            value, earned = scored(p, gates)
+            view.update(text=p.level.text[r.lang], story=STORY[r.lang], score=value, stars=earned,
+                        won=r.best_stars == 3,
+                        mine=[{"head": h, "name": HEADS[h], "gate": HEAD_START if g is None else g,
+                               "team": board.teams[h], "class_gate": gates[h], "links": list(p.links[h])}
+                              for h, g in mine.items()])  # fmt: skip
+        else:
+            res = self.store.my_result(token, r.round_id)
+            view.update(best=None if res is None else res.best_score, stars=0 if res is None else res.stars or 0,
+                        hints=0 if res is None else res.hints)
+            if level.sliders:
+                view.update(text=level.text[r.lang], heads=list(HEADS),
+                            gates=res.gates if res is not None and res.gates else [HEAD_START] * len(HEADS))
+        out["round"] = view
+        return out
+
+    def dragon_move(self, token: str, round_id: int, head: int | None, gate: float) -> dict:
+        """A student moves their head: the class's gates (team means), the score of the real fused output, and
+        whether the class has just won (★★★ ends the round)."""
+        code = self.store.code_of(token)
+        r = self.store.round_of(code, round_id)
+        self.store.set_gate(token, round_id, gate, head)
+        board = self.store.board(code, round_id)
+        gates = class_gates(board.gates)
+        value, earned = scored(puzzle(r.level_id, r.level_code, r.lang), gates)
+        won = self.store.record_round_score(code, round_id, value, earned)
+        held = head if head is not None else next(iter(self.store.my_heads(token, round_id)), 0)
+        return {"gates": gates, "score": value, "stars": earned, "won": won, "head": held,
+                "moved_at": stamp(board.moved[held])}
+
+    def everyone_move(self, token: str, round_id: int, gates: Sequence[float]) -> dict:
+        """A student's gates on the everyone round's slider level, scored by the server (their hints count)."""
+        code = self.store.code_of(token)
+        r = self.store.round_of(code, round_id)
+        if r.kind != "everyone":
+            raise ClassroomError("round.kind", kind=r.kind)
+        p = puzzle(r.level_id, r.level_code, r.lang)
+        checked = as_gates(list(gates)).tolist()
+        mine = self.store.my_result(token, round_id)
+        value, earned = scored(p, checked, mine.hints if mine else 0)
+        res = self.store.record_move(token, round_id, checked, value, earned)
+        return {"score": value, "stars": earned, "best": res.best_score, "best_stars": res.stars}
+
+    def everyone_hint(self, token: str, round_id: int, gates: Sequence[float]) -> dict:
+        """The gradient's hint on the everyone round's slider level (not in an exam); the hint is counted."""
+        code = self.store.code_of(token)
+        if self.store.class_info(code).settings["exam"]:
+            raise ClassroomError("hint.exam")
+        r = self.store.round_of(code, round_id)
+        p = puzzle(r.level_id, r.level_code, r.lang)
+        advice = gradient_hint(p.reading, as_gates(list(gates)).tolist(), p.target)
+        hints = self.store.record_hint(token, round_id)
+        head = HEADS.index(advice.head) if isinstance(advice.head, str) else advice.head
+        return {"head": head, "direction": advice.direction, "hints": hints}
+
+    def report(self, token: str, level_id: str, score: float, earned: int) -> bool:
+        """A result the game's own server scoring gave a class member on the level their everyone round plays (a
+        lab, a quiz…): recorded; whether it counted (another level, or no open everyone round, is not)."""
+        code = self.store.code_of(token)
+        r = self.store.current_round(code)
+        if r is None or r.kind != "everyone" or r.level_id != level_id:
+            return False
+        self.store.record_move(token, r.round_id, None, min(max(float(score), 0.0), 100.0), earned)
+        return True
+
+
+def stamp(moment) -> str | None:
+    """A database time (naive UTC) as ISO text with its Z, or None."""
+    return None if moment is None else moment.isoformat(timespec="microseconds") + "Z"
+
+
+def spread(values: Sequence[float], target: float) -> dict:
+    """The class's values of one head against its target: count, min, quartiles, max, mean."""
+    if not values:
+        return {"count": 0, "target": target}
+    q = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3
+    return {"count": len(values), "target": target, "min": min(values), "q1": q[0], "median": q[1], "q3": q[2],
+            "max": max(values), "mean": round(statistics.fmean(values), 4)}  # fmt: skip
+
+
+def safe_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with = + - @ (a formula) gets a leading apostrophe."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
