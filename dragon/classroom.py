@@ -5,13 +5,17 @@ import csv
 import functools
 import io
 import statistics
+import threading
+import time
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 
-from .classroom_store import ClassroomError, ClassroomStore, Result, Round
+from .claims import measure
+from .classroom_store import Board, ClassroomError, ClassroomStore, Result, Round
 from .config import HEADS
 from .engine import Reading, default_dragon
 from .levels import LANGS, Level, all_levels, get_level
@@ -20,6 +24,8 @@ from .scoring import hint as gradient_hint
 from .teacher_levels import TeacherLevelError, is_teacher_id, levels_from_code
 
 HEAD_START = 0.5  # a head no one has moved yet stands where every slider starts (ui/session.py START_GATES)
+BOARD_FRESH_S = 0.25  # a student's page shows the class's board at most this old (the projector's is always fresh)
+BOARDS_KEPT = 256  # class boards kept for that, the least recently read dropped first
 LINKS_SHOWN = 3  # what a student's head finds: its strongest links between two different words
 STORY = {  # the lesson's own lines (seed chapter 5) about heads that must work together: the class dragon's story
     "zh": "小白注意到这八个头似乎在各自为战，没有协调配合。"
@@ -40,6 +46,7 @@ class Puzzle:
     scorer: Scorer
     target: tuple[float, ...]
     links: tuple[tuple[dict, ...], ...]  # per head: its strongest links between different words
+    hears: tuple[dict | None, ...]  # per head: what the level's narration says it finds, measured (None: nothing)
 
 
 # --- levels --------------------------------------------------------------------------------------------------------
@@ -102,7 +109,12 @@ def puzzle(level_id: str, level_code: str | None, lang: str) -> Puzzle:
     reading = default_dragon().read(level.text[lang], level.reads_as(lang))
     target = level.target_for(lang)
     links = tuple(strongest_links(reading, h) for h in range(len(HEADS)))
-    return Puzzle(level, lang, reading, Scorer(reading, target), tuple(target), links)
+    claimed = {c["head"]: c for c in measure(reading, level.claims_for(lang)) if c["from"] is None}
+    hears = tuple(None if head not in claimed else {
+        "silent": claimed[head]["silent"],
+        "words": [{"word": w["word"], "share": w["attention"]} for w in claimed[head]["words"]]}
+        for head in HEADS)  # fmt: skip
+    return Puzzle(level, lang, reading, Scorer(reading, target), tuple(target), links, hears)
 
 
 # --- dealing and scoring -------------------------------------------------------------------------------------------
@@ -138,6 +150,8 @@ class Classroom:
 
     def __init__(self, store: ClassroomStore) -> None:
         self.store = store
+        self._boards: OrderedDict[tuple[str, int], tuple[float, tuple[Board, float, int]]] = OrderedDict()
+        self._lock = threading.Lock()
 
     # the teacher
 
@@ -240,14 +254,11 @@ class Classroom:
     # a student
 
     def student_view(self, token: str) -> dict:
-        """What a student's page shows: their name, the open round and their part of it (never another's)."""
-        me = self.store.member(token)
-        if me is None:
-            raise ClassroomError("member.unknown")
-        code = self.store.code_of(token)
-        info = self.store.class_info(code)
-        r = self.store.latest_round(code)  # an ended round stays on screen (won, or stopped) until the next
-        out = {"code": code, "nickname": me.nickname, "exam": info.settings["exam"], "round": None}
+        """What a student's page shows: their name, the newest round (an ended one stays on screen, won or stopped,
+        until the next) and their part of it (never another's)."""
+        state = self.store.student_state(token)
+        code, r = state.code, state.round
+        out = {"code": code, "nickname": state.member.nickname, "exam": state.settings["exam"], "round": None}
         if r is None:
             return out
         level = round_level(r.level_id, r.level_code)
@@ -255,18 +266,17 @@ class Classroom:
                 "level_code": r.level_code, "open": r.ended is None}
         if r.kind == "dragon":
             p = puzzle(r.level_id, r.level_code, r.lang)
-            seat = self.store.take_seat if r.ended is None else self.store.my_heads
-            mine = seat(token, r.round_id)
-            board = self.store.board(code, r.round_id)
+            board, value, earned = self.shared_board(code, r)
             gates = class_gates(board.gates)
-            value, earned = scored(p, gates)
+            mine = state.heads
             view.update(text=p.level.text[r.lang], story=STORY[r.lang], score=value, stars=earned,
                         won=r.best_stars == 3,
                         mine=[{"head": h, "name": HEADS[h], "gate": HEAD_START if g is None else g,
-                               "team": board.teams[h], "class_gate": gates[h], "links": list(p.links[h])}
+                               "team": board.teams[h], "class_gate": gates[h], "links": list(p.links[h]),
+                               "hears": p.hears[h]}
                               for h, g in mine.items()])  # fmt: skip
         else:
-            res = self.store.my_result(token, r.round_id)
+            res = state.result
             view.update(best=None if res is None else res.best_score, stars=0 if res is None else res.stars or 0,
                         hints=0 if res is None else res.hints)
             if level.sliders:
@@ -277,30 +287,43 @@ class Classroom:
 
     def dragon_move(self, token: str, round_id: int, head: int | None, gate: float) -> dict:
         """A student moves their head: the class's gates (team means), the score of the real fused output, and
-        whether the class has just won (★★★ ends the round)."""
-        code = self.store.code_of(token)
-        r = self.store.round_of(code, round_id)
-        self.store.set_gate(token, round_id, gate, head)
-        board = self.store.board(code, round_id)
-        gates = class_gates(board.gates)
-        value, earned = scored(puzzle(r.level_id, r.level_code, r.lang), gates)
-        won = self.store.record_round_score(code, round_id, value, earned)
-        held = head if head is not None else next(iter(self.store.my_heads(token, round_id)), 0)
-        return {"gates": gates, "score": value, "stars": earned, "won": won, "head": held,
-                "moved_at": stamp(board.moved[held])}
+        whether the class has just won (★★★ ends the round). One transaction."""
+
+        def score_of(r: Round, means: list[float | None]) -> tuple[float, int]:
+            return scored(puzzle(r.level_id, r.level_code, r.lang), class_gates(means))
+
+        moved = self.store.move_head(token, round_id, gate, head, score_of)
+        return {"gates": class_gates(moved.board.gates), "score": moved.score, "stars": moved.stars, "won": moved.won,
+                "head": moved.head, "moved_at": stamp(moved.board.moved[moved.head])}
+
+    def shared_board(self, code: str, r: Round) -> tuple[Board, float, int]:
+        """A class-dragon round's board and score as every student's page shows them: read and scored at most once
+        per BOARD_FRESH_S for the whole class (forty pages asking each second share one read); the teacher's board
+        is always read fresh."""
+        key, now = (code, r.round_id), time.monotonic()
+        with self._lock:
+            kept = self._boards.get(key)
+            if kept is not None and now - kept[0] < BOARD_FRESH_S:
+                return kept[1]
+        board = self.store.board(code, r.round_id)
+        value, earned = scored(puzzle(r.level_id, r.level_code, r.lang), class_gates(board.gates))
+        with self._lock:
+            self._boards[key] = (now, (board, value, earned))
+            self._boards.move_to_end(key)
+            while len(self._boards) > BOARDS_KEPT:
+                self._boards.popitem(last=False)
+        return board, value, earned
 
     def everyone_move(self, token: str, round_id: int, gates: Sequence[float]) -> dict:
         """A student's gates on the everyone round's slider level, scored by the server (their hints count)."""
-        code = self.store.code_of(token)
-        r = self.store.round_of(code, round_id)
-        if r.kind != "everyone":
-            raise ClassroomError("round.kind", kind=r.kind)
-        p = puzzle(r.level_id, r.level_code, r.lang)
         checked = as_gates(list(gates)).tolist()
-        mine = self.store.my_result(token, round_id)
-        value, earned = scored(p, checked, mine.hints if mine else 0)
-        res = self.store.record_move(token, round_id, checked, value, earned)
-        return {"score": value, "stars": earned, "best": res.best_score, "best_stars": res.stars}
+
+        def score_of(r: Round, hints: int) -> tuple[float, int]:
+            return scored(puzzle(r.level_id, r.level_code, r.lang), checked, hints)
+
+        res = self.store.play_move(token, round_id, checked, score_of)
+        return {"score": res.score, "stars": stars(res.score, res.hints), "best": res.best_score,
+                "best_stars": res.stars}
 
     def everyone_hint(self, token: str, round_id: int, gates: Sequence[float]) -> dict:
         """The gradient's hint on the everyone round's slider level (not in an exam); the hint is counted."""

@@ -119,6 +119,30 @@ class Board:
 
 
 @dataclass(frozen=True)
+class Moved:
+    """A class-dragon move as recorded: the board after it, the server's score of the class's gates, whether the round
+    is won now, and the head moved."""
+
+    board: Board
+    score: float
+    stars: int
+    won: bool
+    head: int
+
+
+@dataclass(frozen=True)
+class StudentState:
+    """What a student's page needs of the store: who they are, their class, its newest round and their part in it."""
+
+    member: "Member"
+    code: str
+    settings: dict[str, bool]
+    round: "Round | None"
+    heads: dict[int, float | None]  # a class-dragon round: the heads they hold, with their own latest values
+    result: "Result | None"  # an everyone round: their result so far
+
+
+@dataclass(frozen=True)
 class Result:
     member_id: int
     nickname: str
@@ -619,6 +643,26 @@ class ClassroomStore:
                                        best_at=now if best else old.best_at))
             return self._result(connection, round_id, me.id)
 
+    def play_move(self, token: str, round_id: int, gates: Sequence[float],
+                  score_of: Callable[[Round, int], tuple[float, int]]) -> Result:
+        """record_move with the server's scoring done inside its one transaction: `score_of(round, hints used)` gives
+        the score and stars of `gates` on the round's level."""
+        gates = [checked_gate(g) for g in gates]
+        if len(gates) != len(HEADS):
+            raise ValueError(f"a move has {len(HEADS)} gates, not {len(gates)}")
+        with self.engine.begin() as connection:
+            me, now = self._moving_member(connection, token), self.clock()
+            row = self._open_round(connection, me.class_id, round_id, "everyone")
+            old = self._result_row(connection, round_id, me.id)
+            score, stars = checked_score(*score_of(_round(row), old.hints))
+            best = old.best_score is None or score > old.best_score
+            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
+                               .values(score=score, gates=gates, moves=old.moves + 1, last_move=now,
+                                       first_move=old.first_move or now, stars=max(stars, old.stars or 0),
+                                       best_score=score if best else old.best_score,
+                                       best_at=now if best else old.best_at))
+            return self._result(connection, round_id, me.id)
+
     def record_hint(self, token: str, round_id: int) -> int:
         """A hint the server gave a member in a round; how many they have had there."""
         with self.engine.begin() as connection:
@@ -646,6 +690,61 @@ class ClassroomStore:
             rows = connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate).where(
                 ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id).order_by(ROUND_HEADS.c.head))
             return {r.head: r.gate for r in rows}
+
+    def student_state(self, token: str) -> StudentState:
+        """Everything a student's page shows of the store, in one transaction; in an open class-dragon round a member
+        who holds no head yet (they joined during it) is seated at its smallest team, the lowest head among equals."""
+        wanted = digest(token) if isinstance(token, str) else ""
+        with self.engine.begin() as connection:
+            me = connection.execute(
+                sa.select(MEMBERS.c.id, MEMBERS.c.nickname, MEMBERS.c.joined, MEMBERS.c.class_id, CLASSES.c.code,
+                          CLASSES.c.settings)
+                .join(CLASSES, CLASSES.c.id == MEMBERS.c.class_id)
+                .where(MEMBERS.c.token_hash == wanted, CLASSES.c.expires > self.clock())).first()
+            if me is None:
+                raise ClassroomError("member.unknown")
+            row = connection.execute(sa.select(ROUNDS).where(ROUNDS.c.class_id == me.class_id)
+                                     .order_by(ROUNDS.c.id.desc()).limit(1)).first()
+            heads: dict[int, float | None] = {}
+            result = None
+            if row is not None and row.kind == "dragon":
+                mine = sa.and_(ROUND_HEADS.c.round_id == row.id, ROUND_HEADS.c.member_id == me.id)
+                heads = dict(connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate).where(mine)
+                                                .order_by(ROUND_HEADS.c.head)).all())
+                if not heads and row.ended is None:
+                    teams = self._board(connection, row.id).teams
+                    seat = teams.index(min(teams))
+                    connection.execute(ROUND_HEADS.insert().values(round_id=row.id, member_id=me.id, head=seat))
+                    heads = {seat: None}
+            elif row is not None:
+                result = self._result(connection, row.id, me.id)
+        return StudentState(Member(me.id, me.nickname, me.joined), me.code, dict(me.settings),
+                            None if row is None else _round(row), heads, result)
+
+    def move_head(self, token: str, round_id: int, gate: float, head: int | None,
+                  score_of: Callable[[Round, list[float | None]], tuple[float, int]]) -> Moved:
+        """set_gate, the board after it and the round's score in one transaction: `score_of(round, head gates)` is the
+        server's scoring of the class's gates; the best is kept, and ★★★ wins the round and ends it."""
+        gate = checked_gate(gate)
+        if head is not None and (isinstance(head, bool) or not isinstance(head, int)):
+            raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
+        with self.engine.begin() as connection:
+            me, now = self._moving_member(connection, token), self.clock()
+            row = self._open_round(connection, me.class_id, round_id, "dragon")
+            mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
+            held = connection.scalars(sa.select(ROUND_HEADS.c.head).where(mine)).all()
+            if not held or (head is None and len(held) > 1) or (head is not None and head not in held):
+                raise ClassroomError("head.none")
+            moved = held[0] if head is None else head
+            seat = sa.and_(mine, ROUND_HEADS.c.head == moved)
+            connection.execute(ROUND_HEADS.update().where(seat).values(gate=gate, moved=now))
+            board = self._board(connection, round_id)
+            score, stars = checked_score(*score_of(_round(row), board.gates))
+            better = sa.or_(ROUNDS.c.best_score.is_(None), ROUNDS.c.best_score < score)
+            won = {"ended": now} if stars == 3 else {}
+            connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
+                               .values(best_score=score, best_stars=stars, **won))
+        return Moved(board, score, stars, stars == 3, moved)
 
     def take_seat(self, token: str, round_id: int) -> dict[int, float | None]:
         """my_heads, after seating a member who joined during an open class-dragon round at its smallest team (the

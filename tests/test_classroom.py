@@ -335,3 +335,26 @@ def test_a_game_result_in_a_framed_session_counts_for_the_class(client: TestClie
     _, view = teacher(client, made, "view")
     assert view["round"]["stars_count"] == {"0": 0, "1": 0, "2": 1, "3": 0}
     assert view["round"]["players"] == [{"nickname": "Ana", "stars": 2, "best": 66.7}]
+
+
+def test_a_teacher_level_plays_as_a_class_dragon_from_its_share_code(client: TestClient) -> None:
+    level = {"title": {"zh": "老师", "en": "The <b>teacher</b>"}, "lang": "en",
+             "text": "The teacher told the students that they should study hard.",
+             "target": {"context": 0.9, "semantics": 0.6}}  # fmt: skip
+    checked = core_api.check_level(level)
+    assert checked["ok"], checked["errors"]
+    made = opened(client)
+    ana = join(client, made, "Ana")
+    status, started = teacher(client, made, "start", kind="dragon", level="", level_code=checked["code"], lang="en")
+    assert status == 200, started
+    status, view = student(client, ana, "view")
+    assert view["round"]["level"]["id"] == checked["id"] and view["round"]["level"]["title"] == "The <b>teacher</b>"
+    assert sorted(m["head"] for m in view["round"]["mine"]) == list(range(8))  # one student holds all eight
+    target = puzzle(checked["id"], checked["code"], "en").target
+    for h in range(8):
+        status, out = student(client, ana, "move", round=started["round"], head=h, gate=target[h])
+        if out.get("won"):
+            break
+    assert out["won"] and out["score"] >= 95
+    status, out = teacher(client, made, "start", kind="dragon", level="", level_code="T1.broken", lang="en")
+    assert status == 400 and "share link" in out["message"]

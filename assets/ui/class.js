@@ -15,7 +15,8 @@
       confirm_end: "结束这堂课？全部名单和成绩会立即删除。", nickname: "昵称（最多 20 个字）", join: "加入课堂",
       you_are: "你是", class: "课堂", leave: "退出", waiting: "等老师开始这一轮……", no_members: "还没有同学加入。",
       class_score: "全班得分", won: "全班一起赢了！★★★", your_head: "你的头", team: "队里人数", class_value: "全队平均",
-      finds: "这个头在文中最强的联系（真实注意力）：", moved: "已动", not_moved: "未动", target: "目标",
+      finds: "这个头在文中最强的联系（真实注意力）：", hears: "课文说这个头听到（占它在不同词之间注意力的比例）：",
+      hears_silent: "课文说：这个头在这段文字里几乎什么也没听到（它在这里是安静的）。", moved: "已动", not_moved: "未动", target: "目标",
       stars_count: "各星级人数", not_played: "还没玩", players: "名单", spread: "全班每个头的取值（箱线）与目标（◆）",
       round: "轮", kind: "方式", played: "玩过", mean_best: "平均最高分", class_best: "全班最高", summary: "每轮小结",
       your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
@@ -46,7 +47,9 @@
       confirm_end: "End this class? Its list of names and its results are deleted at once.", nickname: "Nickname (at most 20 characters)", join: "Join the class",
       you_are: "You are", class: "class", leave: "Leave", waiting: "Waiting for the teacher to start a round…", no_members: "No one has joined yet.",
       class_score: "Class score", won: "The class won together! ★★★", your_head: "Your head", team: "team size", class_value: "team mean",
-      finds: "This head's strongest links in the text (its real attention):", moved: "moved", not_moved: "not moved yet", target: "target",
+      finds: "This head's strongest links in the text (its real attention):",
+      hears: "The lesson says this head hears (its share of attention between different words):",
+      hears_silent: "The lesson says this head hears almost nothing in this text (it is silent here).", moved: "moved", not_moved: "not moved yet", target: "target",
       stars_count: "Students at each star count", not_played: "not yet", players: "Players", spread: "The class's value of each head (box) and the target (◆)",
       round: "Round", kind: "Mode", played: "Played", mean_best: "Mean best", class_best: "Class best", summary: "Each round",
       your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
@@ -236,6 +239,7 @@
     $("members").replaceChildren(...(view.members.length ? view.members.map((m) => el("li", {}, el("span", {}, m.nickname),
       el("button", { type: "button", title: "×", "aria-label": `remove ${m.nickname}`, onclick: () => remove(m.id) }, "×"))) : [el("li", {}, t("no_members"))]));
     for (const [id, key] of [["show-names", "show_names"], ["exam", "exam"]]) if (document.activeElement !== $(id)) $(id).checked = view.settings[key];
+    $("join-card").classList.toggle("compact", Boolean(view.round));
     $("board").replaceChildren(view.round ? board(view.round) : el("p", { class: "lead" }, t("waiting")));
     $("summary").replaceChildren(summaryTable(view.summary));
   }
@@ -369,7 +373,7 @@
     }
     function draw() {
       const r = view.round;
-      const key = r ? `${r.id}/${r.kind}/${lang}` : `none/${lang}`;
+      const key = r ? `${r.id}/${r.kind}/${r.open}/${lang}` : `none/${lang}`; // a round that ends is drawn again
       if (key !== shownKey) {
         shownKey = key;
         $("mine").replaceChildren(r ? (r.kind === "dragon" ? dragonPart(r) : everyonePart(r)) : el("p", { class: "lead" }, t("waiting")));
@@ -401,9 +405,9 @@
       const part = el("div", {}, el("p", { class: "text" }, r.story),
         el("h2", {}, `${r.level.id} · ${r.level.title}`), el("p", { class: "text" }, r.text),
         el("div", { class: "scoreline" }, el("span", {}, t("class_score")), el("span", { class: "score", id: "my-score" }, r.score.toFixed(1)), el("span", { id: "my-stars" })),
-        r.stars === 3 ? el("p", { class: "won" }, t("won")) : null);
+        r.won ? el("p", { class: "won" }, t("won")) : r.open ? null : el("p", { class: "lead" }, t("ended")));
       for (const m of r.mine) {
-        const slider = el("input", { type: "range", min: 0, max: 1, step: 0.01, value: m.gate, id: `head-${m.head}`, "aria-label": headName(m.head) });
+        const slider = el("input", { type: "range", min: 0, max: 1, step: 0.01, value: m.gate, id: `head-${m.head}`, "aria-label": headName(m.head), disabled: !r.open });
         slider.addEventListener("pointerdown", () => dragging.add(m.head));
         slider.addEventListener("pointerup", () => dragging.delete(m.head));
         slider.addEventListener("input", () => {
@@ -414,6 +418,8 @@
           el("h3", {}, `${t("your_head")}: ${m.head + 1} · ${headName(m.head)}`),
           slider, el("span", { class: "value", id: `head-${m.head}-v` }, Number(m.gate).toFixed(2)), " ",
           el("span", { id: `head-${m.head}-team`, class: "team" }),
+          m.hears ? el("p", { class: "hears" }, m.hears.silent ? t("hears_silent")
+            : `${t("hears")} ${m.hears.words.map((w) => `${w.word} ${Math.round(100 * w.share)}%`).join(" · ")}`) : null,
           el("p", {}, t("finds")),
           el("ul", { class: "links" }, m.links.map((l) => el("li", {}, `${l.from} → ${l.to}  ${l.weight.toFixed(2)}`)))));
       }
@@ -439,7 +445,7 @@
         el("div", { class: "scoreline" }, el("span", {}, t("your_score")), el("span", { class: "score", id: "my-score" }, "—")),
         el("div", { class: "sliders" }, r.heads.map((_, h) => el("label", { style: `--c:${headColor(h)}` },
           el("span", {}, `${h + 1} ${headName(h)}`),
-          el("input", { type: "range", min: 0, max: 1, step: 0.01, value: r.gates[h], id: `g-${h}`,
+          el("input", { type: "range", min: 0, max: 1, step: 0.01, value: r.gates[h], id: `g-${h}`, disabled: !r.open,
             oninput: (e) => { $(`g-${h}-v`).textContent = Number(e.target.value).toFixed(2); throttled("all", () => ({ action: "play", round: r.id, gates: gates() })); } }),
           el("span", { id: `g-${h}-v` }, Number(r.gates[h]).toFixed(2))))));
       if (view.exam) head.append(el("p", { class: "help" }, t("exam_on")));
