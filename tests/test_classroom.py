@@ -305,6 +305,8 @@ def test_the_join_link_leads_to_the_class_page_and_the_qr_code_is_made_here(clie
     answer = client.get(f"/?class={made['code'].lower()}", follow_redirects=False)
     assert answer.status_code == 302 and answer.headers["location"] == f"/class/join?code={made['code']}"
     assert client.get("/?teach=1", follow_redirects=False).headers["location"] == "/class/teach"
+    assert client.get("/?teach=1&lang=en", follow_redirects=False).headers["location"] == "/class/teach?lang=en"
+    assert client.get("/?class=x&lang=<b>", follow_redirects=False).headers["location"] == "/class/join?code="
     assert client.get("/?level=2-1").status_code == 204  # the game's own links go on to Gradio
     page = client.get(f"/class/join?code={made['code']}")
     assert page.status_code == 200 and 'data-role="join"' in page.text and "{{" not in page.text

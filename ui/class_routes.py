@@ -224,12 +224,14 @@ class ClassRoutes:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if path == "/" and scope.get("method") == "GET":
             query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            lang = f"lang={query['lang'][0]}" if query.get("lang", [""])[0] in LANGS else ""
             if "class" in query:
                 code = normal_code(query["class"][0]) or ""
-                await RedirectResponse(f"/class/join?code={quote(code)}", 302)(scope, receive, send)
+                await RedirectResponse(f"/class/join?code={quote(code)}" + (f"&{lang}" if lang else ""), 302)(
+                    scope, receive, send)
                 return
             if query.get("teach") == ["1"]:
-                await RedirectResponse("/class/teach", 302)(scope, receive, send)
+                await RedirectResponse("/class/teach" + (f"?{lang}" if lang else ""), 302)(scope, receive, send)
                 return
         if path != "/class" and not path.startswith("/class/"):
             await self.app(scope, receive, send)
