@@ -360,3 +360,21 @@ def test_a_teacher_level_plays_as_a_class_dragon_from_its_share_code(client: Tes
     assert out["won"] and out["score"] >= 95
     status, out = teacher(client, made, "start", kind="dragon", level="", level_code="T1.broken", lang="en")
     assert status == 400 and "share link" in out["message"]
+
+
+def test_what_a_head_hears_is_the_narrations_claim_measured() -> None:
+    """A student's head card repeats the level's narration only with its measured share (dragon/claims.py), and
+    says nothing for a head the narration leaves out."""
+    from dragon.claims import measure
+    from dragon.config import HEADS
+
+    p = puzzle("2-1", None, "zh")
+    claimed = {c["head"]: c for c in measure(p.reading, get_level("2-1").claims_for("zh")) if c["from"] is None}
+    for h, head in enumerate(HEADS):
+        if head not in claimed:
+            assert p.hears[h] is None
+            continue
+        assert p.hears[h]["silent"] == claimed[head]["silent"]
+        assert [(w["word"], w["share"]) for w in p.hears[h]["words"]] == [
+            (w["word"], w["attention"]) for w in claimed[head]["words"]]
+    assert any(h and h["silent"] for h in p.hears) and any(h and not h["silent"] for h in p.hears)
