@@ -185,6 +185,9 @@ class Classroom:
                "round": None, "summary": self.summary(code, secret, rounds)}  # fmt: skip
         if shown is not None:
             out["round"] = self.round_board(code, secret, shown, info.settings["show_names"])
+            out["round"]["number"] = len(rounds)
+            if shown.kind == "everyone":
+                out["round"]["not_yet"] = max(0, len(members) - out["round"]["played"])
         return out
 
     def round_board(self, code: str, secret: str, r: Round, names: bool) -> dict:
@@ -222,32 +225,35 @@ class Classroom:
         for res in self.store.results(code, secret):
             by_round.setdefault(res.round_id, []).append(res)
         out = []
-        for r in rounds:
+        for number, r in enumerate(rounds, 1):  # a class counts its rounds from 1 (ids are the database's)
             results = by_round.get(r.round_id, [])
             bests = [res.best_score for res in results if res.best_score is not None]
-            out.append({"round": r.round_id, "kind": r.kind, "level": r.level_id, "lang": r.lang,
+            out.append({"round": number, "id": r.round_id, "kind": r.kind, "level": r.level_id, "lang": r.lang,
                         "players": len(results), "mean_best": round(statistics.fmean(bests), 1) if bests else None,
                         "stars_count": {str(s): sum((res.stars or 0) == s for res in results) for s in range(4)},
                         "class_score": r.best_score, "class_stars": r.best_stars})  # fmt: skip
         return out
 
     def csv_text(self, code: str, secret: str) -> str:
-        """The class's results as CSV: one row per student and round they played."""
+        """The class's results as CSV: one row per student and round they played, and a row for the class's own score
+        in each class-dragon round."""
         rounds = {r.round_id: r for r in self.store.rounds(code, secret)}
+        number = {round_id: k for k, round_id in enumerate(rounds, 1)}  # the class's own count, from 1
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["nickname", "round", "kind", "level", "best_score", "stars", "hints", "moves",
                          "seconds_to_best"])  # fmt: skip
+        # a class-dragon round's rows: the class's score after each of the student's moves (its best, and when)
         for res in self.store.results(code, secret):
             r = rounds[res.round_id]
             seconds = (res.best_at - res.first_move).total_seconds() if res.best_at and res.first_move else ""
-            writer.writerow([safe_cell(res.nickname), res.round_id, r.kind, res.level_id,
+            writer.writerow([safe_cell(res.nickname), number[res.round_id], r.kind, res.level_id,
                              "" if res.best_score is None else f"{res.best_score:.2f}", res.stars or 0, res.hints,
                              res.moves, seconds if seconds == "" else f"{seconds:.1f}"])  # fmt: skip
         for r in rounds.values():
             if r.kind == "dragon":
                 board = self.store.board(code, r.round_id)
-                writer.writerow([f"(class dragon: {sum(board.teams)} seats)", r.round_id, r.kind, r.level_id,
+                writer.writerow([f"(the class: {sum(board.teams)} seats)", number[r.round_id], r.kind, r.level_id,
                                  "" if r.best_score is None else f"{r.best_score:.2f}", r.best_stars or 0, 0, "", ""])
         return out.getvalue()
 
@@ -278,9 +284,9 @@ class Classroom:
         else:
             res = state.result
             view.update(best=None if res is None else res.best_score, stars=0 if res is None else res.stars or 0,
-                        hints=0 if res is None else res.hints)
+                        hints=0 if res is None else res.hints, score=None if res is None else res.score)
             if level.sliders:
-                view.update(text=level.text[r.lang], heads=list(HEADS),
+                view.update(text=level.text[r.lang], story=level.story[r.lang], heads=list(HEADS),
                             gates=res.gates if res is not None and res.gates else [HEAD_START] * len(HEADS))
         out["round"] = view
         return out

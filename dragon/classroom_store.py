@@ -744,6 +744,14 @@ class ClassroomStore:
             won = {"ended": now} if stars == 3 else {}
             connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
                                .values(best_score=score, best_stars=stars, **won))
+            # the member's own row: their moves, and the class's score after each (its best, and when)
+            old = self._result_row(connection, round_id, me.id)
+            best = old.best_score is None or score > old.best_score
+            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
+                               .values(score=score, moves=old.moves + 1, last_move=now,
+                                       first_move=old.first_move or now, stars=max(stars, old.stars or 0),
+                                       best_score=score if best else old.best_score,
+                                       best_at=now if best else old.best_at))
         return Moved(board, score, stars, stars == 3, moved)
 
     def take_seat(self, token: str, round_id: int) -> dict[int, float | None]:

@@ -157,7 +157,12 @@ def test_nine_students_win_a_class_dragon_round_together(client: TestClient) -> 
     assert (status, after["error"]) == (409, "round.ended")
     status, mine = student(client, students[-1], "view")  # the won round stays on every page
     assert mine["round"]["won"] and not mine["round"]["open"]
-    assert view["summary"][-1]["class_stars"] == 3
+    assert view["summary"][-1]["class_stars"] == 3 and view["summary"][-1]["round"] == 1
+    assert view["summary"][-1]["players"] == moved  # each student who moved has a row: the class's score after it
+    rows = list(csv.DictReader(io.StringIO(teacher(client, made, "csv")[1]["csv"])))
+    assert len([r for r in rows if r["nickname"].startswith("学生")]) == moved
+    assert rows[moved - 1]["stars"] == "3" and rows[moved - 1]["round"] == "1"
+    assert rows[-1]["nickname"] == "(the class: 9 seats)" and rows[-1]["best_score"] == f"{last['score']:.2f}"
 
 
 def test_a_team_moves_its_head_by_the_mean_of_its_members(client: TestClient) -> None:

@@ -500,7 +500,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tb_copy": ("复制", "Copy"),
     "tb_copied": ("已复制", "Copied"),
     "tb_files": ("打印与导出", "Print and export"),
-    "tb_live_class": ("开一堂直播课 →", "Start a live class →"),
+    "tb_live_class": ("开始课堂：全班一起玩 →", "Start a live class →"),
     "tb_live_class_help": ("全班扫码加入，每位同学就是龙的一个头（新页面打开）", "the class joins by QR code and each student becomes one of the dragon's heads (opens a new page)"),
     "tb_worksheet": ("学习单（打印）", "Worksheet (print)"),
     "tb_key": ("学习单和答案（老师用）", "Worksheet with answers (teacher)"),

@@ -21,7 +21,11 @@
       round: "轮", kind: "方式", played: "玩过", mean_best: "平均最高分", class_best: "全班最高", summary: "每轮小结",
       your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
       up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。",
-      ended: "这一轮已结束。", removed: "你已不在这堂课里（被移出、课已结束或已过期）。", copied: "已复制",
+      ended: "这一轮已结束。等老师开始下一轮。", removed: "你已不在这堂课里（被移出、课已结束或已过期）。", copied: "已复制",
+      no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", join_other: "加入另一堂课",
+      dragon_goal: "怎么玩：拖动你的头的滑块。全班的得分＝所有头合在一起的输出有多接近这一关的目标；每个头要调到合适的大小，大家一起让得分到 95（★★★）。",
+      everyone_goal: "怎么玩：调这八个头的滑块，让龙的合成输出接近这一关的目标；得分 70 是 ★，85 是 ★★，95 是 ★★★。",
+      links_even: "它在这里把注意力平均分给了这些词：",
       expires: "到期并删除：", kinds: { dragon: "全班一条龙", everyone: "人人闯关" },
       errors: {
         "class.unknown": "没有这个课堂码（可能已结束或过期）。", "member.unknown": "你已不在这堂课里。",
@@ -54,7 +58,11 @@
       round: "Round", kind: "Mode", played: "Played", mean_best: "Mean best", class_best: "Class best", summary: "Each round",
       your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
       up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.",
-      ended: "This round has ended.", removed: "You are no longer in this class (removed, ended or expired).", copied: "Copied",
+      ended: "This round has ended. Wait for the teacher's next one.", removed: "You are no longer in this class (removed, ended or expired).", copied: "Copied",
+      no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", join_other: "Join another class",
+      dragon_goal: "How to play: drag your head's slider. The class score says how close the fused output of all the heads is to this level's target; set each head just right, together, to reach 95 (★★★).",
+      everyone_goal: "How to play: set the eight heads' sliders so the dragon's fused output comes close to this level's target; a score of 70 is ★, 85 is ★★, 95 is ★★★.",
+      links_even: "Here it spreads its attention evenly over these words:",
       expires: "Deleted at", kinds: { dragon: "Class dragon", everyone: "Everyone plays" },
       errors: {
         "class.unknown": "No class has this code (it may have ended or expired).", "member.unknown": "You are no longer in this class.",
@@ -90,6 +98,7 @@
   const show = (id, on = true) => { $(id).hidden = !on; };
   const headName = (h) => (heads[h] ? heads[h][lang] : String(h));
   const headColor = (h) => (heads[h] ? heads[h].color : "#7b3fbf");
+  const evenly = (links) => links.length > 1 && links.every((l) => l.from === links[0].from && Math.abs(l.weight - links[0].weight) < 0.01);
   const starsText = (n) => el("span", { class: "stars", "aria-label": `${n}/3` }, "★".repeat(n), el("span", { class: "off" }, "★".repeat(3 - n)));
 
   function notice(text, ok = false) {
@@ -240,7 +249,7 @@
       el("button", { type: "button", title: "×", "aria-label": `remove ${m.nickname}`, onclick: () => remove(m.id) }, "×"))) : [el("li", {}, t("no_members"))]));
     for (const [id, key] of [["show-names", "show_names"], ["exam", "exam"]]) if (document.activeElement !== $(id)) $(id).checked = view.settings[key];
     $("join-card").classList.toggle("compact", Boolean(view.round));
-    $("board").replaceChildren(view.round ? board(view.round) : el("p", { class: "lead" }, t("waiting")));
+    $("board").replaceChildren(view.round ? board(view.round) : el("p", { class: "lead" }, t("no_round")));
     $("summary").replaceChildren(summaryTable(view.summary));
   }
   function board(r) {
@@ -257,7 +266,7 @@
           el("span", { class: "team" }, `${t("team")}: ${r.teams[h]} · ${r.moved[h] ? t("moved") : t("not_moved")}`)))));
     }
     const total = Object.values(r.stars_count).reduce((a, b) => a + b, 0) || 1;
-    const parts = [title, el("h3", {}, t("stars_count")),
+    const parts = [title, el("h3", {}, t("stars_count"), r.not_yet ? el("span", { class: "not-yet" }, ` · ${t("not_played")}: ${r.not_yet}`) : null),
       el("div", { class: "hist" }, ["0", "1", "2", "3"].map((s) => el("div", {},
         el("span", {}, String(r.stars_count[s])), el("b", { style: `height:${(100 * r.stars_count[s]) / total}%` }),
         el("span", {}, s === "0" ? "☆" : "★".repeat(Number(s))))))];
@@ -311,6 +320,7 @@
     show("join");
     $("join-form").addEventListener("submit", async (e) => {
       e.preventDefault();
+      notice("");
       try {
         const made = await api("join", { code: $("join-code").value, nickname: $("nickname").value });
         localStorage.setItem(keyFor(made.code), JSON.stringify(made));
@@ -366,15 +376,20 @@
         notice(errorText(err));
         if (err.error === "member.unknown") {
           clearInterval(timer);
+          notice("");
           localStorage.removeItem(keyFor(me.code));
-          $("mine").replaceChildren(el("p", { class: "lead" }, t("removed")));
+          localStorage.removeItem("dragon.class.current");
+          $("leave").hidden = true;
+          $("mine").replaceChildren(el("p", { class: "lead" }, t("removed")), el("a", { class: "button", href: "/class/join" }, t("join_other")));
         }
       }
     }
     function draw() {
       const r = view.round;
-      const key = r ? `${r.id}/${r.kind}/${r.open}/${lang}` : `none/${lang}`; // a round that ends is drawn again
+      // a round that ends, or an exam switched on or off, is drawn again
+      const key = r ? `${r.id}/${r.kind}/${r.open}/${view.exam}/${lang}` : `none/${lang}`;
       if (key !== shownKey) {
+        if (shownKey) notice("");
         shownKey = key;
         $("mine").replaceChildren(r ? (r.kind === "dragon" ? dragonPart(r) : everyonePart(r)) : el("p", { class: "lead" }, t("waiting")));
       }
@@ -404,6 +419,7 @@
       };
       const part = el("div", {}, el("p", { class: "text" }, r.story),
         el("h2", {}, `${r.level.id} · ${r.level.title}`), el("p", { class: "text" }, r.text),
+        r.open ? el("p", { class: "goal" }, t("dragon_goal")) : null,
         el("div", { class: "scoreline" }, el("span", {}, t("class_score")), el("span", { class: "score", id: "my-score" }, r.score.toFixed(1)), el("span", { id: "my-stars" })),
         r.won ? el("p", { class: "won" }, t("won")) : r.open ? null : el("p", { class: "lead" }, t("ended")));
       for (const m of r.mine) {
@@ -421,13 +437,16 @@
           m.hears ? el("p", { class: "hears" }, m.hears.silent ? t("hears_silent")
             : `${t("hears")} ${m.hears.words.map((w) => `${w.word} ${Math.round(100 * w.share)}%`).join(" · ")}`) : null,
           el("p", {}, t("finds")),
-          el("ul", { class: "links" }, m.links.map((l) => el("li", {}, `${l.from} → ${l.to}  ${l.weight.toFixed(2)}`)))));
+          evenly(m.links) ? el("p", { class: "links" }, `${t("links_even")} ${m.links[0].from} → ${m.links.map((l) => l.to).join("、")} (${m.links[0].weight.toFixed(2)})`)
+            : el("ul", { class: "links" }, m.links.map((l) => el("li", {}, `${l.from} → ${l.to}  ${l.weight.toFixed(2)}`)))));
       }
       return part;
     }
     function everyonePart(r) {
       const head = el("div", {}, el("h2", {}, `${r.level.id} · ${r.level.title}`),
+        r.open ? null : el("p", { class: "lead ended" }, t("ended")),
         el("p", { class: "scoreline" }, el("span", {}, `${t("best")}: `), el("b", { id: "my-best" }, "—"), el("span", { id: "my-best-stars" })));
+      if (!r.open) return head; // the game's frame goes with the round: nothing left to play here
       if (!r.level.sliders) {
         const src = `/?level=${encodeURIComponent(r.level.id)}&lang=${r.lang}&classplay=1${view.exam ? "&exam=1" : ""}`
           + (r.level_code ? `&custom=${encodeURIComponent(r.level_code)}` : "");
@@ -441,8 +460,8 @@
         $("my-best-stars").replaceChildren(starsText(out.best_stars));
       };
       const gates = () => r.heads.map((_, h) => Number($(`g-${h}`).value));
-      head.append(el("p", { class: "text" }, r.text),
-        el("div", { class: "scoreline" }, el("span", {}, t("your_score")), el("span", { class: "score", id: "my-score" }, "—")),
+      head.append(el("p", { class: "text" }, r.story), el("p", { class: "text" }, r.text), el("p", { class: "goal" }, t("everyone_goal")),
+        el("div", { class: "scoreline" }, el("span", {}, t("your_score")), el("span", { class: "score", id: "my-score" }, r.score == null ? "0.0" : r.score.toFixed(1))),
         el("div", { class: "sliders" }, r.heads.map((_, h) => el("label", { style: `--c:${headColor(h)}` },
           el("span", {}, `${h + 1} ${headName(h)}`),
           el("input", { type: "range", min: 0, max: 1, step: 0.01, value: r.gates[h], id: `g-${h}`, disabled: !r.open,
