@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.app import start_server  # noqa: E402
 from benchmarks.class_load import p95  # noqa: E402
+from benchmarks.soak import rss_mb  # noqa: E402
 
 STUDENTS = int(os.environ.get("CLASS_STUDENTS", "40"))
 SECONDS = float(os.environ.get("CLASS_SECONDS", "180"))
@@ -44,13 +45,6 @@ PROJECTOR_POLL_S = 0.6  # as assets/ui/class.js: the teacher's page asks for the
 STUDENT_POLL_S = 1.0  # a student's page asks for their view this often
 TIMEOUT_S = 30.0
 DRAGON_LEVEL, EVERYONE_LEVEL = "2-1", "2-3"
-
-
-def rss_mb(pid: int) -> float:
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def when(stamp: str | None) -> float:

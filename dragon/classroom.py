@@ -179,18 +179,22 @@ class Classroom:
             raise ClassroomError("class.unknown")
         members = self.store.members(code, secret)
         rounds = self.store.rounds(code, secret)
+        results = self.store.results(code, secret)  # read once: for the summary and the round on screen
         shown = rounds[-1] if rounds else None
         out = {"code": info.code, "expires": info.expires.isoformat() + "Z", "settings": info.settings,
                "members": [{"id": m.member_id, "nickname": m.nickname} for m in members],
-               "round": None, "summary": self.summary(code, secret, rounds)}  # fmt: skip
+               "round": None, "summary": self.summary(code, secret, rounds, results)}  # fmt: skip
         if shown is not None:
-            out["round"] = self.round_board(code, secret, shown, info.settings["show_names"])
+            mine = [res for res in results if res.round_id == shown.round_id]
+            out["round"] = self.round_board(code, shown, info.settings["show_names"], mine)
             out["round"]["number"] = len(rounds)
             if shown.kind == "everyone":
                 out["round"]["not_yet"] = max(0, len(members) - out["round"]["played"])
         return out
 
-    def round_board(self, code: str, secret: str, r: Round, names: bool) -> dict:
+    def round_board(self, code: str, r: Round, names: bool, results: Sequence[Result]) -> dict:
+        """The projector's board of a round: a class dragon's heads and score (read fresh), or an everyone round's
+        star counts, spread and players (from its `results`)."""
         level = round_level(r.level_id, r.level_code)
         out = {"id": r.round_id, "kind": r.kind, "open": r.ended is None, "lang": r.lang,
                "level": level_choice(level, r.lang), "best_score": r.best_score, "best_stars": r.best_stars}
@@ -203,7 +207,6 @@ class Classroom:
                        score=value, stars=earned, won=r.best_stars == 3, text=p.level.text[r.lang],
                        moved_at=[stamp(m) for m in board.moved])
             return out
-        results = self.store.results(code, secret, r.round_id)
         counts = {str(s): 0 for s in range(4)}
         for res in results:
             counts[str(res.stars or 0)] += 1
@@ -218,11 +221,13 @@ class Classroom:
                              for h in range(len(HEADS))]
         return out
 
-    def summary(self, code: str, secret: str, rounds: Sequence[Round] | None = None) -> list[dict]:
+    def summary(self, code: str, secret: str, rounds: Sequence[Round] | None = None,
+                results: Sequence[Result] | None = None) -> list[dict]:
         """Per round (oldest first): level, kind, players, mean best score, how many at each star count."""
         rounds = self.store.rounds(code, secret) if rounds is None else rounds
+        results = self.store.results(code, secret) if results is None else results
         by_round: dict[int, list[Result]] = {}
-        for res in self.store.results(code, secret):
+        for res in results:
             by_round.setdefault(res.round_id, []).append(res)
         out = []
         for number, r in enumerate(rounds, 1):  # a class counts its rounds from 1 (ids are the database's)

@@ -397,6 +397,21 @@ def checked_score(score: float, stars: int) -> tuple[float, int]:
     return float(score), stars
 
 
+def checked_gates(gates: Sequence[float]) -> list[float]:
+    """A move's eight slider values, each in 0…1, or ValueError."""
+    checked = [checked_gate(g) for g in gates]
+    if len(checked) != len(HEADS):
+        raise ValueError(f"a move has {len(HEADS)} gates, not {len(checked)}")
+    return checked
+
+
+def checked_head(head: int | None) -> int | None:
+    """A head index as a move names it (None: the member's only head), or ValueError."""
+    if head is not None and (isinstance(head, bool) or not isinstance(head, int)):
+        raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
+    return head
+
+
 def checked_gate(gate: float) -> float:
     """A slider value in 0…1, or ValueError."""
     if isinstance(gate, bool) or not isinstance(gate, int | float) or not 0 <= gate <= 1:
@@ -583,14 +598,6 @@ class ClassroomStore:
             connection.execute(ROUNDS.update().where(ROUNDS.c.class_id == room.id, ROUNDS.c.id == round_id,
                                                      ROUNDS.c.ended.is_(None)).values(ended=self.clock()))
 
-    def latest_round(self, code: str) -> Round | None:
-        """A live class's newest round, open or ended, or None."""
-        with self.engine.begin() as connection:
-            room = self._live_class(connection, code)
-            row = connection.execute(sa.select(ROUNDS).where(ROUNDS.c.class_id == room.id)
-                                     .order_by(ROUNDS.c.id.desc()).limit(1)).first()
-        return None if row is None else _round(row)
-
     def current_round(self, code: str) -> Round | None:
         """A live class's open round, or None."""
         with self.engine.begin() as connection:
@@ -606,10 +613,7 @@ class ClassroomStore:
         with self.engine.begin() as connection:
             room = self._live_class(connection, code)
             self._open_round(connection, room.id, round_id, "dragon")
-            better = sa.or_(ROUNDS.c.best_score.is_(None), ROUNDS.c.best_score < score)
-            won = {"ended": self.clock()} if stars == 3 else {}
-            connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
-                               .values(best_score=score, best_stars=stars, **won))
+            self._keep_best(connection, round_id, score, stars, self.clock())
         return stars == 3
 
     def round_of(self, code: str, round_id: int) -> Round:
@@ -624,43 +628,20 @@ class ClassroomStore:
                     stars: int) -> Result:
         """A member's move in an 'everyone' round: their gates (None on a level without sliders) and the server's
         score of them; their result now."""
-        if gates is not None:
-            gates = [checked_gate(g) for g in gates]
-            if len(gates) != len(HEADS):
-                raise ValueError(f"a move has {len(HEADS)} gates, not {len(gates)}")
         score, stars = checked_score(score, stars)
-        with self.engine.begin() as connection:
-            me, now = self._moving_member(connection, token), self.clock()
-            self._open_round(connection, me.class_id, round_id, "everyone")
-            old = self._result_row(connection, round_id, me.id)
-            best = old.best_score is None or score > old.best_score
-            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
-                               .values(score=score, gates=gates if gates is not None else old.gates,
-                                       moves=old.moves + 1, last_move=now,
-                                       first_move=old.first_move or now,
-                                       stars=max(stars, old.stars or 0),
-                                       best_score=score if best else old.best_score,
-                                       best_at=now if best else old.best_at))
-            return self._result(connection, round_id, me.id)
+        return self.play_move(token, round_id, gates, lambda _round, _hints: (score, stars))
 
-    def play_move(self, token: str, round_id: int, gates: Sequence[float],
+    def play_move(self, token: str, round_id: int, gates: Sequence[float] | None,
                   score_of: Callable[[Round, int], tuple[float, int]]) -> Result:
         """record_move with the server's scoring done inside its one transaction: `score_of(round, hints used)` gives
         the score and stars of `gates` on the round's level."""
-        gates = [checked_gate(g) for g in gates]
-        if len(gates) != len(HEADS):
-            raise ValueError(f"a move has {len(HEADS)} gates, not {len(gates)}")
+        gates = None if gates is None else checked_gates(gates)
         with self.engine.begin() as connection:
             me, now = self._moving_member(connection, token), self.clock()
             row = self._open_round(connection, me.class_id, round_id, "everyone")
-            old = self._result_row(connection, round_id, me.id)
-            score, stars = checked_score(*score_of(_round(row), old.hints))
-            best = old.best_score is None or score > old.best_score
-            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
-                               .values(score=score, gates=gates, moves=old.moves + 1, last_move=now,
-                                       first_move=old.first_move or now, stars=max(stars, old.stars or 0),
-                                       best_score=score if best else old.best_score,
-                                       best_at=now if best else old.best_at))
+            hints = self._result_row(connection, round_id, me.id).hints
+            score, stars = checked_score(*score_of(_round(row), hints))
+            self._note_move(connection, round_id, me.id, now, score, stars, gates)
             return self._result(connection, round_id, me.id)
 
     def record_hint(self, token: str, round_id: int) -> int:
@@ -686,10 +667,7 @@ class ClassroomStore:
     def my_heads(self, token: str, round_id: int) -> dict[int, float | None]:
         """The heads a member holds in a class-dragon round, each with the member's own latest value."""
         with self.engine.begin() as connection:
-            me = self._member(connection, token)
-            rows = connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate).where(
-                ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id).order_by(ROUND_HEADS.c.head))
-            return {r.head: r.gate for r in rows}
+            return self._heads_of(connection, round_id, self._member(connection, token).id)
 
     def student_state(self, token: str) -> StudentState:
         """Everything a student's page shows of the store, in one transaction; in an open class-dragon round a member
@@ -708,14 +686,9 @@ class ClassroomStore:
             heads: dict[int, float | None] = {}
             result = None
             if row is not None and row.kind == "dragon":
-                mine = sa.and_(ROUND_HEADS.c.round_id == row.id, ROUND_HEADS.c.member_id == me.id)
-                heads = dict(connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate).where(mine)
-                                                .order_by(ROUND_HEADS.c.head)).all())
+                heads = self._heads_of(connection, row.id, me.id)
                 if not heads and row.ended is None:
-                    teams = self._board(connection, row.id).teams
-                    seat = teams.index(min(teams))
-                    connection.execute(ROUND_HEADS.insert().values(round_id=row.id, member_id=me.id, head=seat))
-                    heads = {seat: None}
+                    heads = {self._seat(connection, row.id, me.id): None}
             elif row is not None:
                 result = self._result(connection, row.id, me.id)
         return StudentState(Member(me.id, me.nickname, me.joined), me.code, dict(me.settings),
@@ -725,33 +698,16 @@ class ClassroomStore:
                   score_of: Callable[[Round, list[float | None]], tuple[float, int]]) -> Moved:
         """set_gate, the board after it and the round's score in one transaction: `score_of(round, head gates)` is the
         server's scoring of the class's gates; the best is kept, and ★★★ wins the round and ends it."""
-        gate = checked_gate(gate)
-        if head is not None and (isinstance(head, bool) or not isinstance(head, int)):
-            raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
+        gate, head = checked_gate(gate), checked_head(head)
         with self.engine.begin() as connection:
             me, now = self._moving_member(connection, token), self.clock()
             row = self._open_round(connection, me.class_id, round_id, "dragon")
-            mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
-            held = connection.scalars(sa.select(ROUND_HEADS.c.head).where(mine)).all()
-            if not held or (head is None and len(held) > 1) or (head is not None and head not in held):
-                raise ClassroomError("head.none")
-            moved = held[0] if head is None else head
-            seat = sa.and_(mine, ROUND_HEADS.c.head == moved)
-            connection.execute(ROUND_HEADS.update().where(seat).values(gate=gate, moved=now))
+            moved = self._move_seat(connection, round_id, me.id, gate, head, now)
             board = self._board(connection, round_id)
             score, stars = checked_score(*score_of(_round(row), board.gates))
-            better = sa.or_(ROUNDS.c.best_score.is_(None), ROUNDS.c.best_score < score)
-            won = {"ended": now} if stars == 3 else {}
-            connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
-                               .values(best_score=score, best_stars=stars, **won))
+            self._keep_best(connection, round_id, score, stars, now)
             # the member's own row: their moves, and the class's score after each (its best, and when)
-            old = self._result_row(connection, round_id, me.id)
-            best = old.best_score is None or score > old.best_score
-            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
-                               .values(score=score, moves=old.moves + 1, last_move=now,
-                                       first_move=old.first_move or now, stars=max(stars, old.stars or 0),
-                                       best_score=score if best else old.best_score,
-                                       best_at=now if best else old.best_at))
+            self._note_move(connection, round_id, me.id, now, score, stars, None)
         return Moved(board, score, stars, stars == 3, moved)
 
     def take_seat(self, token: str, round_id: int) -> dict[int, float | None]:
@@ -760,28 +716,18 @@ class ClassroomStore:
         with self.engine.begin() as connection:
             me = self._member(connection, token, lock=True)
             self._open_round(connection, me.class_id, round_id, "dragon")
-            mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
-            if connection.scalar(sa.select(sa.func.count()).where(mine)) == 0:
-                teams = self._board(connection, round_id).teams
-                connection.execute(ROUND_HEADS.insert().values(round_id=round_id, member_id=me.id,
-                                                               head=teams.index(min(teams))))
-        return self.my_heads(token, round_id)
+            if not self._heads_of(connection, round_id, me.id):
+                self._seat(connection, round_id, me.id)
+            return self._heads_of(connection, round_id, me.id)
 
     def set_gate(self, token: str, round_id: int, gate: float, head: int | None = None) -> list[float | None]:
         """A member moves their own head's slider (`head`: which, when they hold several) in a class-dragon round;
         every head's gate now (head_gates)."""
-        gate = checked_gate(gate)
-        if head is not None and (isinstance(head, bool) or not isinstance(head, int)):
-            raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
+        gate, head = checked_gate(gate), checked_head(head)
         with self.engine.begin() as connection:
             me, now = self._moving_member(connection, token), self.clock()
             self._open_round(connection, me.class_id, round_id, "dragon")
-            mine = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == me.id)
-            held = connection.scalars(sa.select(ROUND_HEADS.c.head).where(mine)).all()
-            if not held or (head is None and len(held) > 1) or (head is not None and head not in held):
-                raise ClassroomError("head.none")
-            which = sa.and_(mine, ROUND_HEADS.c.head == (held[0] if head is None else head))
-            connection.execute(ROUND_HEADS.update().where(which).values(gate=gate, moved=now))
+            self._move_seat(connection, round_id, me.id, gate, head, now)
             return self._head_gates(connection, round_id)
 
     def board(self, code: str, round_id: int) -> Board:
@@ -878,6 +824,51 @@ class ClassroomStore:
         query = _results_query().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == member_id)
         row = connection.execute(query).first()
         return None if row is None else _result(row)
+
+    def _heads_of(self, connection: Connection, round_id: int, member_id: int) -> dict[int, float | None]:
+        """The heads a member holds in a round, with their own latest values, lowest head first."""
+        rows = connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate).where(
+            ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == member_id).order_by(ROUND_HEADS.c.head))
+        return {r.head: r.gate for r in rows}
+
+    def _seat(self, connection: Connection, round_id: int, member_id: int) -> int:
+        """Seat a member at the round's smallest team (the lowest head among equals); the head."""
+        teams = self._board(connection, round_id).teams
+        head = teams.index(min(teams))
+        connection.execute(ROUND_HEADS.insert().values(round_id=round_id, member_id=member_id, head=head))
+        return head
+
+    def _move_seat(self, connection: Connection, round_id: int, member_id: int, gate: float, head: int | None,
+                   now: datetime) -> int:
+        """Set a member's own head (`head`: which, when they hold several) to `gate`; the head moved."""
+        held = list(self._heads_of(connection, round_id, member_id))
+        if not held or (head is None and len(held) > 1) or (head is not None and head not in held):
+            raise ClassroomError("head.none")
+        moved = held[0] if head is None else head
+        seat = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == member_id,
+                       ROUND_HEADS.c.head == moved)
+        connection.execute(ROUND_HEADS.update().where(seat).values(gate=gate, moved=now))
+        return moved
+
+    def _keep_best(self, connection: Connection, round_id: int, score: float, stars: int, now: datetime) -> None:
+        """A class-dragon round's best score kept (in the UPDATE itself: replicas moving at once lose none); at ★★★
+        the round is won and ends."""
+        better = sa.or_(ROUNDS.c.best_score.is_(None), ROUNDS.c.best_score < score)
+        won = {"ended": now} if stars == 3 else {}
+        connection.execute(ROUNDS.update().where(ROUNDS.c.id == round_id, better)
+                           .values(best_score=score, best_stars=stars, **won))
+
+    def _note_move(self, connection: Connection, round_id: int, member_id: int, now: datetime, score: float,
+                   stars: int, gates: list[float] | None) -> None:
+        """One more move in a member's results row: its score, their best (and when), their most stars, and their
+        gates (None keeps the last ones)."""
+        old = self._result_row(connection, round_id, member_id)
+        best = old.best_score is None or score > old.best_score
+        connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == member_id)
+                           .values(score=score, gates=gates if gates is not None else old.gates,
+                                   moves=old.moves + 1, last_move=now, first_move=old.first_move or now,
+                                   stars=max(stars, old.stars or 0), best_score=score if best else old.best_score,
+                                   best_at=now if best else old.best_at))
 
     def _board(self, connection: Connection, round_id: int) -> Board:
         rows = connection.execute(sa.select(ROUND_HEADS.c.head, sa.func.avg(ROUND_HEADS.c.gate),

@@ -22,6 +22,7 @@ from dragon.config import HEADS
 from dragon.lessons.badge import clean_name
 from tests.test_browser import SIZES, browser, shot, wait_ready  # noqa: F401  (browser: a fixture)
 from tests.test_browser_teacher import ready_any  # whatever the link opened is drawn
+from tests.test_browser_teacher import set_gates as teacher_set_gates
 from ui.text import t
 
 pytestmark = pytest.mark.browser
@@ -175,15 +176,7 @@ def fair_target(text: str, lang: str = "en") -> dict[str, float]:
 
 def set_gates(page, target: dict[str, float]) -> None:
     """Type the target into the eight number boxes (each committed with Enter) and wait until the sliders hold it."""
-    gates = [target.get(h, 0.0) for h in HEADS]
-    for i, v in enumerate(gates):
-        box = page.locator(f"#panel .srow >> nth={i} >> input.num")
-        box.fill(str(v))
-        box.press("Enter")
-    page.wait_for_function(
-        "g => [...document.querySelectorAll('#panel input.range')].every((r, i) => Math.abs(+r.value - g[i]) < 1e-9)",
-        arg=gates,
-    )
+    teacher_set_gates(page, [target.get(h, 0.0) for h in HEADS])
 
 
 def open_box(page) -> None:

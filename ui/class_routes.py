@@ -4,7 +4,6 @@ so forty students and a projector cost the server a few small requests a second,
 import asyncio
 import json
 import logging
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -20,7 +19,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from dragon.classroom import Classroom, dragon_levels, level_choice
-from dragon.classroom_store import ClassroomError, ClassroomStore, normal_code
+from dragon.classroom_store import ClassroomError, ClassroomStore, checked_gate, normal_code
 from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
 from dragon.levels import LANGS, all_levels
 from ui.admission import address_of
@@ -87,12 +86,6 @@ def as_str(value: Any, name: str, cap: int) -> str:
     return value
 
 
-def as_gate(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError("a gate must be a number in 0…1")
-    return float(value)
-
-
 class ClassApi:
     """The actions behind /class/api: each a plain function of the JSON body, run off the event loop."""
 
@@ -152,12 +145,12 @@ class ClassApi:
         if action == "move":
             head = body.get("head")
             return self.room.dragon_move(token, as_int(body.get("round"), "round"),
-                                         None if head is None else as_int(head, "head"), as_gate(body.get("gate")))
+                                         None if head is None else as_int(head, "head"), checked_gate(body.get("gate")))
         if action in ("play", "hint"):
             gates = body.get("gates")
             if not isinstance(gates, list) or len(gates) != 8:
                 raise ValueError("gates must be a list of 8 numbers in 0…1")
-            gates = [as_gate(g) for g in gates]
+            gates = [checked_gate(g) for g in gates]
             fn = self.room.everyone_move if action == "play" else self.room.everyone_hint
             return fn(token, as_int(body.get("round"), "round"), gates)
         if action == "leave":
