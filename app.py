@@ -18,10 +18,23 @@ from dragon.checks import mended
 from dragon.classroom_store import open_store
 from dragon.levels import LevelError, load_levels
 from dragon.runs import owned_by
-from ui import admission, class_routes, handlers, heap, play, quiz, rooms, sandbox, sessions_held, teacher_box
+from ui import (
+    admission,
+    class_link,
+    class_routes,
+    handlers,
+    heap,
+    play,
+    quiz,
+    rooms,
+    sandbox,
+    sessions_held,
+    teacher_box,
+)
 from ui.body_limit import BodyLimit
 from ui.first_script import FirstScript
 from ui.layout import build
+from ui.session import session_of
 from ui.text import i18n_tables
 from ui.unused_routes import RefuseUnused
 
@@ -49,27 +62,35 @@ def as_update(name: str, value):
     return gr.update(**value) if name in PROPS else value
 
 
-def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: bool = False):
+def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: bool = False, move: bool = False):
     """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
     the handler takes its n inputs and then the data the component's script sent with the event; owned, the runs
-    it puts in the lane count against the caller's address (dragon/runs.py PER_OWNER)."""
+    it puts in the lane count against the caller's address (dragon/runs.py PER_OWNER); a `move` (a slider, an answer, a
+    lab's action) counts as one in a live class's record of a framed session."""
 
     def shape(result: dict):
         values = tuple(as_update(name, result[name]) if name in result else gr.skip() for name in outputs)
         return values[0] if len(values) == 1 else values
 
-    # a session a live class's page frames tells the class of each result the server scores (ui/class_routes.py)
+    # a session a live class's page frames tells the class of each result the server scores, each hint it gives and
+    # each move (ui/class_link.py)
+    def listening(state):
+        listener = class_link.listener(state)
+        if listener is not None and move:
+            listener.activity(session_of(state)["level"])
+        return game.results_to(listener)
+
     if inspect.isgeneratorfunction(fn):  # stream every frame
 
         def run(*args):
-            with game.results_to(class_routes.listener(args[0] if args else None)):
+            with listening(args[0] if args else None):
                 for frame in fn(*args):
                     yield shape(frame)
 
     else:
 
         def run(*args):
-            with game.results_to(class_routes.listener(args[0] if args else None)):
+            with listening(args[0] if args else None):
                 return shape(fn(*args))
 
     if event_data is None:
@@ -254,10 +275,10 @@ def build_app() -> gr.Blocks:
 
         # the panel: a slider move is answered by its server function (play.live); these are its events. 'record'
         # (a better score) skips the queue: one POST answered at once, not a join and an event stream
-        fn, out = wire(c, play.record, ["panel", "saved", "top"])
+        fn, out = wire(c, play.record, ["panel", "saved", "top"], move=True)
         c["panel"].record(fn, [*state, c["panel"]], out, trigger_mode="always_last", queue=False, **quiet)
         for name in ("hint", "reset", "reveal"):
-            fn, out = wire(c, getattr(play, name), ["panel", "saved"])
+            fn, out = wire(c, getattr(play, name), ["panel", "saved"], move=True)
             getattr(c["panel"], name)(fn, [*state, c["panel"]], out, **quiet)
         fn, out = wire(c, play.demo, ["panel", "saved", "top"])
         c["panel"].demo(fn, [*state, c["panel"]], out, **quiet)
@@ -265,14 +286,14 @@ def build_app() -> gr.Blocks:
         c["panel"].next(next_fn, state, page_out, api_visibility="private")
         c["quiz"].next(next_fn, state, page_out, api_visibility="private")
 
-        fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2)
+        fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2, move=True)
         c["quiz"].check(fn, state, out, **quiet)
 
         # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms.py); a race,
         # a training or a load goes to the server's lane (dragon/runs.py) and the panel draws its own wait
         # (ui/waits.py), so no event waits in Gradio's queue for it
         for name in rooms.EVENTS:
-            fn, out = wire(c, rooms.handler(name), LAB, event_data=2, owned=True)
+            fn, out = wire(c, rooms.handler(name), LAB, event_data=2, owned=True, move=True)
             getattr(c["lab"], name)(fn, state, out, **quiet, trigger_mode="once")
         c["lab"].next(next_fn, state, page_out, api_visibility="private")
         # the sandbox and the teachers' box: 'make' and the files read the sliders on screen (the panel's value)

@@ -4,6 +4,7 @@ the real fused output, and what the projector, the teacher and each student are 
 import csv
 import functools
 import io
+import secrets
 import statistics
 import threading
 import time
@@ -16,17 +17,19 @@ import torch
 
 from .claims import measure
 from .classroom_store import Board, ClassroomError, ClassroomStore, Result, Round
-from .config import HEADS
+from .config import HEAD_NAMES, HEADS
 from .engine import Reading, default_dragon
 from .levels import LANGS, Level, all_levels, get_level
 from .scoring import Scorer, as_gates, stars
 from .scoring import hint as gradient_hint
 from .teacher_levels import TeacherLevelError, is_teacher_id, levels_from_code
+from .variants import NoVariantError, exam_variant
 
 HEAD_START = 0.5  # a head no one has moved yet stands where every slider starts (ui/session.py START_GATES)
 BOARD_FRESH_S = 0.25  # a student's page shows the class's board at most this old (the projector's is always fresh)
 BOARDS_KEPT = 256  # class boards kept for that, the least recently read dropped first
 LINKS_SHOWN = 3  # what a student's head finds: its strongest links between two different words
+SEEDED_KINDS = ("heads", "grow")  # labs whose answers come from a seeded training: an exam round draws a fresh seed
 STORY = {  # the lesson's own lines (seed chapter 5) about heads that must work together: the class dragon's story
     "zh": "小白注意到这八个头似乎在各自为战，没有协调配合。"
           "女神说：“每个头都有自己的专长，但只有合作才能实现最强的力量。”现在，你们每个人就是龙的一个头。",
@@ -99,15 +102,16 @@ def strongest_links(reading: Reading, head: int, count: int = LINKS_SHOWN) -> tu
 
 
 @functools.lru_cache(maxsize=64)
-def puzzle(level_id: str, level_code: str | None, lang: str) -> Puzzle:
-    """A slider level read once per server and shared by every class playing it (its result is fixed)."""
+def puzzle(level_id: str, level_code: str | None, lang: str, variant: tuple[float, ...] | None = None) -> Puzzle:
+    """A slider level read once per server and shared by every class playing it (its result is fixed); `variant`:
+    an exam round's own target on the level's text instead of the level's."""
     if lang not in LANGS:
         raise ValueError(f"lang must be one of {', '.join(LANGS)}")
     level = round_level(level_id, level_code)
     if not level.sliders:
         raise ValueError(f"level {level.id} is a {level.kind} level: a class dragon needs a slider level")
     reading = default_dragon().read(level.text[lang], level.reads_as(lang))
-    target = level.target_for(lang)
+    target = level.target_for(lang) if variant is None else as_gates(list(variant), "variant").tolist()
     links = tuple(strongest_links(reading, h) for h in range(len(HEADS)))
     claimed = {c["head"]: c for c in measure(reading, level.claims_for(lang)) if c["from"] is None}
     hears = tuple(None if head not in claimed else {
@@ -115,6 +119,50 @@ def puzzle(level_id: str, level_code: str | None, lang: str) -> Puzzle:
         "words": [{"word": w["word"], "share": w["attention"]} for w in claimed[head]["words"]]}
         for head in HEADS)  # fmt: skip
     return Puzzle(level, lang, reading, Scorer(reading, target), tuple(target), links, hears)
+
+
+def round_puzzle(r: Round) -> Puzzle:
+    """The puzzle a round plays: its level, with the round's own target in an exam."""
+    target = (r.variant or {}).get("target")
+    return puzzle(r.level_id, r.level_code, r.lang, None if target is None else tuple(target))
+
+
+def target_open(r: Round) -> bool:
+    """Whether a round's target may be shown: after it ends, or when the teacher showed it (never in an open exam)."""
+    return r.ended is not None or (r.target_shown and not r.exam)
+
+
+def draw_variant(level: Level, lang: str, exam: bool) -> dict | None:
+    """An exam round's variant, drawn now: a fresh checked target for a slider level, a fresh seed for a lab whose
+    answers come from a seeded training; None outside an exam (or for a level whose answers no number decides)."""
+    if not exam:
+        return None
+    seed = secrets.randbelow(2**31 - 2) + 1  # never 0: seed 0 is the public, precomputed run
+    if level.sliders:
+        reading = default_dragon().read(level.text[lang], level.reads_as(lang))
+        try:
+            found = exam_variant(reading, level.target_for(lang), seed)
+        except NoVariantError as err:
+            raise ClassroomError("exam.no_variant", why=str(err)) from None
+        return {"target": list(found.target), "public_score": found.public_score}
+    return {"seed": seed} if level.kind in SEEDED_KINDS else None
+
+
+def why_lines(level: Level, r: Round, target: Sequence[float] | None) -> dict[str, str]:
+    """What the board says after the round, in each language: the level's why, or for an exam variant which heads its
+    own target turned up (the level's why speaks of the level's target, not this one)."""
+    if target is None or not (r.variant or {}).get("target"):
+        return dict(level.why)
+    loud = [h for h in range(len(HEADS)) if target[h] >= 0.5]
+    names = {"zh": "、".join(HEAD_NAMES[HEADS[h]][0] for h in loud),
+             "en": " and ".join(filter(None, [", ".join(HEAD_NAMES[HEADS[h]][1] for h in loud[:-1]),
+                                              HEAD_NAMES[HEADS[loud[-1]]][1] if loud else ""])) + " heads"}
+    public = r.variant.get("public_score")
+    return {"zh": f"这一轮考试的目标是为这一轮新抽的（同一段文字）：它调高了{names['zh']}。"
+                  f"关卡公开的目标在这一轮只得 {public:.1f} 分，所以只能靠看注意力来找。",
+            "en": f"This exam round's target was drawn for the round (on the same text): it turns up {names['en']}. "
+                  f"The level's public target scores only {public:.1f} here, so the round was won by reading the "
+                  "attention, not by remembering an answer."}
 
 
 # --- dealing and scoring -------------------------------------------------------------------------------------------
@@ -164,13 +212,23 @@ class Classroom:
         heads = None
         if kind == "dragon":
             puzzle(level.id, level_code or None, lang)  # a slider level, read now (ValueError if not)
-            members = self.store.members(code, secret)
+            members = [m for m in self.store.members(code, secret) if m.status == "active"]
             if not members:
                 raise ClassroomError("round.no_members")
             heads = deal([m.member_id for m in members])
+        info = self.store.class_info(code)
+        exam = bool(info and info.settings["exam"])
+        if exam and not self.store.is_teacher(code, secret):  # a stranger makes the server draw nothing
+            raise ClassroomError("class.unknown")
+        variant = draw_variant(level, lang, exam)
         round_id = self.store.start_round(code, secret, kind, level.id, heads, lang=lang,
-                                          level_code=level_code or None)
+                                          level_code=level_code or None, variant=variant, exam=exam)
         return {"round": round_id}
+
+    def show_target(self, code: str, secret: str, round_id: int) -> dict:
+        """The teacher shows the open round's target on the board (refused in an exam: the store says so)."""
+        self.store.show_target(code, secret, round_id)
+        return {"ok": True}
 
     def teacher_view(self, code: str, secret: str) -> dict:
         """What the teacher's page and the projector show: class, members, the open round's board, the summary."""
@@ -190,6 +248,12 @@ class Classroom:
             out["round"]["number"] = len(rounds)
             if shown.kind == "everyone":
                 out["round"]["not_yet"] = max(0, len(members) - out["round"]["played"])
+            if "progress" in out["round"]:  # a lab round: those who have not opened it yet too
+                opened = {res.member_id for res in mine}
+                names = info.settings["show_names"]
+                out["round"]["progress"] += [{"nickname": m.nickname if names else "", "started": False,
+                                              "answered": False, "stars": 0}
+                                             for m in members if m.member_id not in opened and m.status == "active"]
         return out
 
     def round_board(self, code: str, r: Round, names: bool, results: Sequence[Result]) -> dict:
@@ -197,28 +261,43 @@ class Classroom:
         star counts, spread and players (from its `results`)."""
         level = round_level(r.level_id, r.level_code)
         out = {"id": r.round_id, "kind": r.kind, "open": r.ended is None, "lang": r.lang,
-               "level": level_choice(level, r.lang), "best_score": r.best_score, "best_stars": r.best_stars}
+               "level": level_choice(level, r.lang), "best_score": r.best_score, "best_stars": r.best_stars,
+               "exam": r.exam, "target_shown": r.target_shown}
+        # no target value reaches the board while the round is open, unless the teacher shows it (never in an exam)
+        shown = target_open(r)
+        target = list(round_puzzle(r).target) if level.sliders and shown else None
+        if shown:
+            out["why"] = why_lines(level, r, target)
+            if target is not None:
+                out["target"] = target
         if r.kind == "dragon":
-            p = puzzle(r.level_id, r.level_code, r.lang)
+            p = round_puzzle(r)
             board = self.store.board(code, r.round_id)
             gates = class_gates(board.gates)
             value, earned = scored(p, gates)
             out.update(heads=list(HEADS), gates=gates, moved=[g is not None for g in board.gates], teams=board.teams,
                        score=value, stars=earned, won=r.best_stars == 3, text=p.level.text[r.lang],
                        moved_at=[stamp(m) for m in board.moved])
+            holders = self.store.holders(code, r.round_id)
+            out["holders"] = holders if names else [len(h) for h in holders]
+            if names:
+                out["players"] = [{"nickname": res.nickname, "moves": res.moves} for res in results if res.moves]
             return out
+        played = [res for res in results if played_in(res)]
         counts = {str(s): 0 for s in range(4)}
-        for res in results:
+        for res in played:
             counts[str(res.stars or 0)] += 1
-        out.update(stars_count=counts, played=len(results))
+        out.update(stars_count=counts, played=len(played))
         if names:
             out["players"] = [{"nickname": res.nickname, "stars": res.stars or 0, "best": res.best_score}
-                              for res in results]
+                              for res in played]
         if level.sliders:
-            target = level.target_for(r.lang)
             out["heads"] = list(HEADS)
-            out["spread"] = [spread([res.gates[h] for res in results if res.gates], target[h])
-                             for h in range(len(HEADS))]
+            out["spread"] = [spread([res.gates[h] for res in played if res.gates],
+                                    None if target is None else target[h]) for h in range(len(HEADS))]
+        else:  # a lab, a quiz…: each student's progress (opened, answered, stars)
+            out["progress"] = [{"nickname": res.nickname if names else "", "started": True, "answered": played_in(res),
+                                "stars": res.stars or 0} for res in results]
         return out
 
     def summary(self, code: str, secret: str, rounds: Sequence[Round] | None = None,
@@ -264,35 +343,41 @@ class Classroom:
 
     # a student
 
-    def student_view(self, token: str) -> dict:
+    def student_view(self, token: str, lang: str | None = None) -> dict:
         """What a student's page shows: their name, the newest round (an ended one stays on screen, won or stopped,
-        until the next) and their part of it (never another's)."""
+        until the next) and their part of it (never another's). `lang`: the page's language, for the story (the
+        level's text stays in the round's language)."""
         state = self.store.student_state(token)
         code, r = state.code, state.round
         out = {"code": code, "nickname": state.member.nickname, "exam": state.settings["exam"], "round": None}
         if r is None:
             return out
+        page = lang if lang in LANGS else r.lang
         level = round_level(r.level_id, r.level_code)
-        view = {"id": r.round_id, "kind": r.kind, "lang": r.lang, "level": level_choice(level, r.lang),
-                "level_code": r.level_code, "open": r.ended is None}
+        view = {"id": r.round_id, "kind": r.kind, "lang": r.lang, "level": level_choice(level, page),
+                "level_code": r.level_code, "open": r.ended is None, "exam": r.exam}
         if r.kind == "dragon":
-            p = puzzle(r.level_id, r.level_code, r.lang)
+            p = round_puzzle(r)
             board, value, earned = self.shared_board(code, r)
             gates = class_gates(board.gates)
             mine = state.heads
-            view.update(text=p.level.text[r.lang], story=STORY[r.lang], score=value, stars=earned,
+            view.update(text=p.level.text[r.lang], story=STORY[page], score=value, stars=earned,
                         won=r.best_stars == 3,
                         mine=[{"head": h, "name": HEADS[h], "gate": HEAD_START if g is None else g,
-                               "team": board.teams[h], "class_gate": gates[h], "links": list(p.links[h]),
-                               "hears": p.hears[h]}
+                               "team": board.teams[h], "class_gate": gates[h], "hears": p.hears[h],
+                               # a silent head's card says only that: no list of near-zero "links"
+                               "links": [] if (p.hears[h] or {}).get("silent") else list(p.links[h])}
                               for h, g in mine.items()])  # fmt: skip
         else:
             res = state.result
-            view.update(best=None if res is None else res.best_score, stars=0 if res is None else res.stars or 0,
-                        hints=0 if res is None else res.hints, score=None if res is None else res.score)
+            moved = res is not None and played_in(res)
+            view.update(best=res.best_score if moved else None, stars=res.stars or 0 if moved else 0,
+                        hints=0 if res is None else res.hints, score=res.score if moved else None)
             if level.sliders:
-                view.update(text=level.text[r.lang], story=level.story[r.lang], heads=list(HEADS),
-                            gates=res.gates if res is not None and res.gates else [HEAD_START] * len(HEADS))
+                gates = res.gates if moved and res.gates else [HEAD_START] * len(HEADS)
+                # the score beside the sliders is the server's score of the sliders shown (never 0.0 beside 0.5s)
+                view.update(text=level.text[r.lang], story=level.story[page], heads=list(HEADS), gates=gates,
+                            score=scored(round_puzzle(r), gates)[0] if view["score"] is None else view["score"])
         out["round"] = view
         return out
 
@@ -301,7 +386,7 @@ class Classroom:
         whether the class has just won (★★★ ends the round). One transaction."""
 
         def score_of(r: Round, means: list[float | None]) -> tuple[float, int]:
-            return scored(puzzle(r.level_id, r.level_code, r.lang), class_gates(means))
+            return scored(round_puzzle(r), class_gates(means))
 
         moved = self.store.move_head(token, round_id, gate, head, score_of)
         return {"gates": class_gates(moved.board.gates), "score": moved.score, "stars": moved.stars, "won": moved.won,
@@ -317,7 +402,7 @@ class Classroom:
             if kept is not None and now - kept[0] < BOARD_FRESH_S:
                 return kept[1]
         board = self.store.board(code, r.round_id)
-        value, earned = scored(puzzle(r.level_id, r.level_code, r.lang), class_gates(board.gates))
+        value, earned = scored(round_puzzle(r), class_gates(board.gates))
         with self._lock:
             self._boards[key] = (now, (board, value, earned))
             self._boards.move_to_end(key)
@@ -330,7 +415,7 @@ class Classroom:
         checked = as_gates(list(gates)).tolist()
 
         def score_of(r: Round, hints: int) -> tuple[float, int]:
-            return scored(puzzle(r.level_id, r.level_code, r.lang), checked, hints)
+            return scored(round_puzzle(r), checked, hints)
 
         res = self.store.play_move(token, round_id, checked, score_of)
         return {"score": res.score, "stars": stars(res.score, res.hints), "best": res.best_score,
@@ -339,24 +424,62 @@ class Classroom:
     def everyone_hint(self, token: str, round_id: int, gates: Sequence[float]) -> dict:
         """The gradient's hint on the everyone round's slider level (not in an exam); the hint is counted."""
         code = self.store.code_of(token)
-        if self.store.class_info(code).settings["exam"]:
-            raise ClassroomError("hint.exam")
         r = self.store.round_of(code, round_id)
-        p = puzzle(r.level_id, r.level_code, r.lang)
+        if r.exam or self.store.class_info(code).settings["exam"]:
+            raise ClassroomError("hint.exam")
+        p = round_puzzle(r)
         advice = gradient_hint(p.reading, as_gates(list(gates)).tolist(), p.target)
         hints = self.store.record_hint(token, round_id)
         head = HEADS.index(advice.head) if isinstance(advice.head, str) else advice.head
         return {"head": head, "direction": advice.direction, "hints": hints}
 
+    def framed(self, token: str) -> Round | None:
+        """The open everyone round a class member's framed game plays (its exam flag and variant are the server's),
+        or None (no such round, or not a member)."""
+        try:
+            r = self.store.current_round(self.store.code_of(token))
+        except ClassroomError:
+            return None
+        return r if r is not None and r.kind == "everyone" else None
+
     def report(self, token: str, level_id: str, score: float, earned: int) -> bool:
         """A result the game's own server scoring gave a class member on the level their everyone round plays (a
-        lab, a quiz…): recorded; whether it counted (another level, or no open everyone round, is not)."""
-        code = self.store.code_of(token)
-        r = self.store.current_round(code)
-        if r is None or r.kind != "everyone" or r.level_id != level_id:
+        lab, a quiz…): recorded, its stars capped by the hints the server counted for them in this round (the
+        browser's own count can be cleared); whether it counted (another level, or no open everyone round, is not)."""
+        r = self.framed(token)
+        if r is None or r.level_id != level_id:
             return False
-        self.store.record_move(token, r.round_id, None, min(max(float(score), 0.0), 100.0), earned)
+        value = min(max(float(score), 0.0), 100.0)
+
+        def score_of(_round: Round, hints: int) -> tuple[float, int]:
+            return value, min(int(earned), max(1, 3 - hints)) if earned else 0
+
+        self.store.play_move(token, r.round_id, None, score_of, count_move=False)
         return True
+
+    def hint_used(self, token: str, level_id: str) -> bool:
+        """A hint (a demo, a reveal, answers shown: each counts as the game counts it) a class member's framed game
+        gave on the round's level: counted by the server for their result; whether it counted."""
+        r = self.framed(token)
+        if r is None or r.level_id != level_id:
+            return False
+        self.store.record_hint(token, r.round_id)
+        return True
+
+    def activity(self, token: str, level_id: str) -> bool:
+        """One event of a class member's framed game on the round's level: one more move in their row (a lab's real
+        moves and seconds); whether it counted."""
+        r = self.framed(token)
+        if r is None or r.level_id != level_id:
+            return False
+        self.store.note_activity(token, r.round_id)
+        return True
+
+
+def played_in(res: Result) -> bool:
+    """Whether a student has played their round (a move, or a result the game scored): a row with neither is a
+    student who has only opened it."""
+    return bool(res.moves) or res.best_score is not None
 
 
 def stamp(moment) -> str | None:
@@ -364,12 +487,13 @@ def stamp(moment) -> str | None:
     return None if moment is None else moment.isoformat(timespec="microseconds") + "Z"
 
 
-def spread(values: Sequence[float], target: float) -> dict:
-    """The class's values of one head against its target: count, min, quartiles, max, mean."""
+def spread(values: Sequence[float], target: float | None) -> dict:
+    """The class's values of one head: count, min, quartiles, max, mean, and its target when it may be shown."""
+    shown = {} if target is None else {"target": target}
     if not values:
-        return {"count": 0, "target": target}
+        return {"count": 0, **shown}
     q = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3
-    return {"count": len(values), "target": target, "min": min(values), "q1": q[0], "median": q[1], "q3": q[2],
+    return {"count": len(values), **shown, "min": min(values), "q1": q[0], "median": q[1], "q3": q[2],
             "max": max(values), "mean": round(statistics.fmean(values), 4)}  # fmt: skip
 
 

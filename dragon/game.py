@@ -5,8 +5,9 @@ import contextlib
 import contextvars
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from .lessons.fusion import KEEP_EDGES, REACH_EDGES
 from .levels import load_levels
@@ -102,14 +103,22 @@ def load(saved, level_ids: set[str] | None = None) -> Loaded:
     return Loaded(new_progress(), "damaged")
 
 
-# Who hears of each result the server scores, in the event being answered (a live class's student: the class counts it)
-RESULTS_TO: contextvars.ContextVar[Callable[[str, float, int], None] | None] = contextvars.ContextVar(
-    "results_to", default=None)
+class Listener(Protocol):
+    """Who hears of a session's results and hints (a live class's student: the class counts them, ui/class_link.py)."""
+
+    def result(self, level_id: str, score: float, stars: int) -> None: ...
+
+    def hint(self, level_id: str) -> None: ...
+
+
+# Who hears of each result the server scores and each hint it gives, in the event being answered
+RESULTS_TO: contextvars.ContextVar[Listener | None] = contextvars.ContextVar("results_to", default=None)
 
 
 @contextlib.contextmanager
-def results_to(listener: Callable[[str, float, int], None] | None) -> Iterator[None]:
-    """Within the block, record() also tells `listener` (level id, score, stars) of each result."""
+def results_to(listener: Listener | None) -> Iterator[None]:
+    """Within the block, record() also tells `listener` of each result (level id, score, stars), use_hint() of each
+    hint."""
     token = RESULTS_TO.set(listener)
     try:
         yield
@@ -121,7 +130,7 @@ def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
     """A new progress dict with this result kept if it beats the best so far (and the result told to RESULTS_TO)."""
     listener = RESULTS_TO.get()
     if listener is not None:
-        listener(level_id, score, stars)
+        listener.result(level_id, score, stars)
     out = {**progress, "stars": dict(progress["stars"]), "best": dict(progress["best"])}
     out["stars"][level_id] = max(stars, out["stars"].get(level_id, 0))
     out["best"][level_id] = round(max(score, out["best"].get(level_id, 0.0)), 2)
@@ -129,7 +138,10 @@ def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
 
 
 def use_hint(progress: dict, level_id: str) -> dict:
-    """One more hint used on the level: its reachable stars drop by one."""
+    """One more hint used on the level: its reachable stars drop by one (and the listener is told)."""
+    listener = RESULTS_TO.get()
+    if listener is not None:
+        listener.hint(level_id)
     out = {**progress, "hints": dict(progress["hints"])}
     out["hints"][level_id] = out["hints"].get(level_id, 0) + 1
     return out

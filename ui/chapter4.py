@@ -259,7 +259,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     if run is None:
         waiting = "waiting" in attempt
         seed = lab.number_field("seed", t("w_seed_label", lang), str(attempt.get("seed", SEED)), 0, 2**31 - 1,
-                                cls="seed", step=1, locked=waiting)  # fmt: skip
+                                cls="seed", step=1, locked=waiting or attempt.get("fixed_seed", False))  # fmt: skip
         go = "" if waiting else lab.button("grow", t("g_go", lang))
         result = note + waits.box_of(attempt, lang, "grow")
         return lab.room("grow", lab.note(setup, "setup"), lab.checking(
@@ -311,7 +311,8 @@ def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     afresh in the server's lane, the wait box meanwhile), then show the shuffled stage snapshots to label."""
     if "run" in attempt:
         return None
-    seed = attempt.get("seed") if "waiting" in attempt else waits.parse_seed(data.get("seed"))
+    kept = "waiting" in attempt or attempt.get("fixed_seed")  # a class exam's seed is the round's, not the box's
+    seed = attempt.get("seed") if kept else waits.parse_seed(data.get("seed"))
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
     run, refused = waits.follow(attempt, lambda: api.grow_run(api.GROW_STEPS, seed), lang)

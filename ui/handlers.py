@@ -8,6 +8,7 @@ from dragon import game, teacher_levels
 from dragon.checks import mended
 from dragon.levels import LANGS, all_levels, get_level, load_levels
 
+from . import class_link
 from .page import codes_props, page
 from .sandbox import sandbox_page
 from .session import (
@@ -48,6 +49,10 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
     keep: dict = {"exam": True} if boot.get("exam") is True else {}
     if isinstance(boot.get("classplay"), str) and 0 < len(boot["classplay"]) <= MAX_CLASS_TOKEN:
         keep["class"] = boot["classplay"]  # a live class's student: the server's results count for the class
+        # whether it is an exam (and an exam's fresh seed) is the class's round's, never the link's
+        rules = class_link.round_rules(keep["class"])
+        keep.pop("exam", None)
+        keep.update({"exam": True} if rules["exam"] else {}, **({"seed": rules["seed"]} if rules["seed"] else {}))
     wanted = boot.get("level") if isinstance(boot.get("level"), str) else ""
     custom = boot.get("custom") if isinstance(boot.get("custom"), str) else ""
     if custom:

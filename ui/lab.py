@@ -20,7 +20,7 @@ from dragon.levels import Level
 from dragon.scoring import stars as stars_for
 
 from .draw import esc, notice_html, star_text, why_html
-from .session import State, level_after
+from .session import State, level_after, session_of
 from .text import t
 
 Attempt = dict  # {"level": id, …}: what the player did on this level (the rounds answered, the run, the answers)
@@ -64,9 +64,16 @@ class Room:
 
 
 def attempt_of(state: State, level: Level) -> Attempt:
-    """This player's attempt at the lab on screen (a fresh one when the session holds another level's)."""
+    """This player's attempt at the lab on screen (a fresh one when the session holds another level's), with the
+    seed a class exam fixed for it."""
     lab = state.get("lab") if isinstance(state, dict) else None
-    return lab if isinstance(lab, dict) and lab.get("level") == level.id else {"level": level.id}
+    attempt = lab if isinstance(lab, dict) and lab.get("level") == level.id else {"level": level.id}
+    return fixed_seed(attempt, session_of(state)["seed"])
+
+
+def fixed_seed(attempt: Attempt, seed: int | None) -> Attempt:
+    """An attempt whose seed a class exam drew (the box shows it, locked; a trained lab trains that seed), or as is."""
+    return attempt if seed is None else {**attempt, "seed": seed, "fixed_seed": True}
 
 
 def again(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:

@@ -67,7 +67,7 @@ def page(
     elif level.lab:
         if attempt and attempt.get("level") == level.id:
             session["lab"] = attempt
-        out["lab"] = rooms.lab_props(level, lang, progress, session.get("lab"))
+        out["lab"] = rooms.lab_props(level, lang, progress, session.get("lab"), seed=session.get("seed"))
     else:
         out["quiz"] = quiz.quiz_props(level, lang, progress)
     return out

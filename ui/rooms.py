@@ -93,9 +93,11 @@ EVENTS = list(dict.fromkeys(name for room in ROOMS.values() for name in actions(
 # --- the lab panel and its events ---------------------------------------------------------------------------------
 
 
-def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None = None, note: str = "") -> dict:
-    """The lab panel for a lab level: what to predict, and, once checked, the real computation."""
-    attempt = attempt if attempt and attempt.get("level") == level.id else {"level": level.id}
+def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None = None, note: str = "",
+              seed: int | None = None) -> dict:
+    """The lab panel for a lab level: what to predict, and, once checked, the real computation (`seed`: a class
+    exam's, fixed for the attempt)."""
+    attempt = lab.fixed_seed(attempt if attempt and attempt.get("level") == level.id else {"level": level.id}, seed)
     room = ROOMS[level.kind]
     if room.needs and not room.needs.ready():
         body = note or lab.loading(t(room.needs.message, lang))  # a missing model is said once, not asked for again

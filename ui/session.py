@@ -52,13 +52,15 @@ def session_of(state: State) -> dict:
     text = state.get("text") if isinstance(state.get("text"), str) else ""
     tlang = state.get("tlang") if state.get("tlang") in SANDBOX_LANGS else "auto"
     token = state.get("class") if isinstance(state.get("class"), str) else ""
+    seed = state.get("seed")  # a class exam's fresh seed for a seeded lab (set by the server's round, never a link)
+    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 < seed < 2**31 else None
     return {"level": level, "lang": lang, "exam": state.get("exam") is True, "custom": custom if pack else "",
-            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang, "class": token[:MAX_CLASS_TOKEN]}  # fmt: skip
+            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang, "class": token[:MAX_CLASS_TOKEN], "seed": seed}  # fmt: skip
 
 
 def carried(session: dict) -> dict:
     """What a session keeps from level to level: the exam switch, the teacher's pack, the sandbox's text."""
-    keep = {k: session[k] for k in ("exam", "custom", "text", "class") if session.get(k)}
+    keep = {k: session[k] for k in ("exam", "custom", "text", "class", "seed") if session.get(k)}
     return {**keep, "tlang": session["tlang"]} if keep.get("text") else keep
 
 

@@ -25,7 +25,7 @@ def make_file(state: State, saved: Saved, gates: Gates, data: EventData) -> dict
     session = session_of(state)
     lang, level = session["lang"], level_of(session)
     what = data.get("what") if isinstance(data, dict) else None
-    if what not in FILES or (level is None and what != "png") or session["exam"]:
+    if what not in FILES or (level is None and what != "png") or session["exam"] or session["class"]:
         return {}
     try:
         if what == "png":

@@ -66,8 +66,9 @@ def body_html(level: Level | None, lang: str, session: dict) -> str:
 
 
 def teacher_props(level: Level | None, lang: str, session: dict, message: str = "", opened: bool = False) -> dict:
-    """The box for what is on screen; hidden in an exam (its answer key and reveal are not for the class)."""
-    if session.get("exam"):
+    """The box for what is on screen; hidden in an exam and in a live class's framed game (its answer key and reveal
+    are not for the class)."""
+    if session.get("exam") or session.get("class"):
         return {"body": "", "title": "", "params": {}, "message": "", "open": False}
     return {"body": body_html(level, lang, session), "title": esc(t("tb_title", lang)),
             "params": link_params(level, session), "message": message, "open": opened}  # fmt: skip
