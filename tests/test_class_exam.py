@@ -179,3 +179,17 @@ def test_a_round_puzzle_is_the_rounds_own() -> None:
     assert round_puzzle(r).target == (1.0,) + (0.0,) * 7
     public = Round(2, "everyone", "2-1", None, None, None, None, "zh", None)
     assert round_puzzle(public).target == tuple(level.target_for("zh"))
+
+
+def test_a_variants_batch_scores_are_the_games_scores() -> None:
+    import torch
+
+    from dragon.scoring import Scorer
+    from dragon.variants import batch_scores
+
+    level = get_level("2-4")
+    reading = default_dragon().read(level.text["en"], "en")
+    target = torch.tensor(level.target_for("en"))
+    gates = torch.rand(40, 8, generator=torch.Generator().manual_seed(1))
+    scorer = Scorer(reading, target.tolist())
+    assert batch_scores(reading, gates, target).tolist() == pytest.approx([scorer(g.tolist()) for g in gates], abs=1e-3)
