@@ -139,7 +139,7 @@ def test_a_framed_game_takes_its_exam_switch_and_seed_from_the_server(client: Te
     teacher(client, made, "start", kind="everyone", level="3-4", lang="zh")
     boot = {"level": "3-4", "lang": "zh", "classplay": ana["token"], "exam": False}
     view = handlers.boot(json.dumps(boot), None)
-    assert view["session"]["exam"] is not True and "seed" not in view["session"]
+    assert view["session"].get("exam") is not True and "seed" not in view["session"]
     assert view["teacher"]["body"] == ""  # no teachers' box (answer key, reveal) in a class's framed game
     teacher(client, made, "settings", settings={"exam": True})
     teacher(client, made, "start", kind="everyone", level="3-4", lang="zh")  # an exam round: a fresh seed
