@@ -333,15 +333,15 @@ def test_a_game_result_in_a_framed_session_counts_for_the_class(client: TestClie
     """The game's own server scoring (dragon/game.py record) tells the class, for a session carrying a student's
     token (the class page frames the game with ?classplay=1); any other session tells no one."""
     from dragon import game
-    from ui import class_routes
+    from ui import class_link
 
     made = opened(client)
     ana = join(client, made, "Ana")
     teacher(client, made, "start", kind="everyone", level="3-1")
-    assert class_routes.listener({"level": "3-1"}) is None and class_routes.listener(None) is None
-    with game.results_to(class_routes.listener({"level": "3-1", "class": ana["token"]})):
+    assert class_link.listener({"level": "3-1"}) is None and class_link.listener(None) is None
+    with game.results_to(class_link.listener({"level": "3-1", "class": ana["token"]})):
         game.record(game.new_progress(), "3-1", 66.7, 2)
-    with game.results_to(class_routes.listener({"class": "not-a-token"})):
+    with game.results_to(class_link.listener({"class": "not-a-token"})):
         game.record(game.new_progress(), "3-1", 100.0, 3)  # refused quietly: the game goes on
     _, view = teacher(client, made, "view")
     assert view["round"]["stars_count"] == {"0": 0, "1": 0, "2": 1, "3": 0}
