@@ -165,6 +165,37 @@ def test_a_version_1_database_is_brought_up_to_date_with_its_classes(url: str, e
     assert store.current_round("BCDFGH").lang == "en"
 
 
+def test_a_version_2_database_is_brought_up_to_date_with_its_classes(url: str, engines: list, clock: Clock) -> None:
+    """Step 3 adds the projector key's hash, a member's status and browser, a round's exam variant and the address
+    limits' table: a version-2 class keeps its members and rounds, each active, no exam, and gets a projector key."""
+    engine = engine_on(url, engines)
+    cs.migrate(engine)
+    with engine.begin() as connection:
+        back_to_version_2(connection)
+        connection.execute(cs.CLASSES.insert().values(code="BCDFGH", secret_hash=cs.digest("s"), created=clock(),
+                                                      expires=clock() + timedelta(hours=1), settings={"exam": True}))
+        class_id = connection.scalar(sa.select(cs.CLASSES.c.id))
+        connection.execute(sa.text("INSERT INTO members (class_id, nickname, nickname_key, token_hash, joined, bucket, "
+                                   "bucket_at) VALUES (:c, 'Ana', 'ana', :t, :j, 10, :j)"),
+                           {"c": class_id, "t": cs.digest("ana-token"), "j": clock()})
+        connection.execute(sa.text("INSERT INTO rounds (class_id, kind, level_id, started) VALUES (:c, 'everyone', "
+                                   "'2-1', :s)"), {"c": class_id, "s": clock()})
+    assert cs.migrate(engine) == cs.SCHEMA_VERSION == 3
+    inspector = sa.inspect(engine)
+    for table in cs.METADATA.sorted_tables:  # the same tables as a new database's
+        assert [c["name"] for c in inspector.get_columns(table.name)] == [c.name for c in table.columns], table.name
+    store = ClassroomStore(engine, clock=clock)
+    assert store.member("ana-token").status == "active"
+    assert store.class_info("BCDFGH").settings == {"show_names": True, "exam": True, "locked": False, "size": 60}
+    (old,) = store.rounds("BCDFGH", "s")
+    assert (old.exam, old.target_shown, old.variant) == (False, False, None)
+    assert not store.is_projector("BCDFGH", cs.projector_key("s"))  # no key until the teacher's page asks for it
+    assert store.projector_key("BCDFGH", "s") == cs.projector_key("s")
+    assert store.is_projector("BCDFGH", cs.projector_key("s"))
+    store.leave("ana-token")
+    assert store.join("BCDFGH", "Ana").rejoined
+
+
 def test_fewer_students_than_heads_hold_several_each(store: ClassroomStore) -> None:
     opened = store.open_class()
     ana, ben = (store.join(opened.code, n) for n in ("Ana", "Ben"))
