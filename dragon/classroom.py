@@ -317,7 +317,8 @@ class Classroom:
         out = []
         for number, r in enumerate(rounds, 1):  # a class counts its rounds from 1 (ids are the database's)
             rows = self.credited(code, r, by_round.get(r.round_id, []))
-            played = [row for row in rows if row["moves"] > 0 or r.kind == "dragon"]  # moves 0: only started
+            # a row with no move and no result: the student has only opened the round
+            played = [row for row in rows if row["moves"] > 0 or row["best"] is not None or r.kind == "dragon"]
             bests = [row["best"] for row in played if row["best"] is not None]
             out.append({"round": number, "id": r.round_id, "kind": r.kind, "level": r.level_id, "lang": r.lang,
                         "exam": r.exam, "players": len(played),

@@ -155,8 +155,9 @@ class ClassApi:
     def student(self, body: dict) -> dict:
         token = as_str(body.get("token"), "token", 100)
         action = body.get("action")
-        if action == "view":
-            return self.room.student_view(token)
+        if action == "view":  # the page's language, for the story and every line (the level's text keeps its own)
+            lang = body.get("lang")
+            return self.room.student_view(token, lang if lang in LANGS else None)
         if action == "move":
             head = body.get("head")
             return self.room.dragon_move(token, as_id(body.get("round"), "round"),
@@ -196,24 +197,7 @@ def refused(err: Exception) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
-ROOM: list[Classroom] = []  # the server's one class service (set when the routes start): a live class's results
-
-
-def listener(state) -> Callable[[str, float, int], None] | None:
-    """For a game event of a session a class page frames (its "class" token): a listener telling the class of each
-    result the server scores (dragon/game.py RESULTS_TO); None for any other session."""
-    token = state.get("class") if isinstance(state, dict) else None
-    if not isinstance(token, str) or not token or not ROOM:
-        return None
-    room = ROOM[0]
-
-    def tell(level_id: str, score: float, stars: int) -> None:
-        try:
-            room.report(token, level_id, score, stars)
-        except (ClassroomError, ValueError) as err:  # removed, ended, too fast: the game goes on as ever
-            log.warning("class result not counted: %s", err)
-
-    return tell
+ROOM: list[Classroom] = []  # the server's one class service (set when the routes start), for ui/class_link.py
 
 
 class ClassRoutes:
