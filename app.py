@@ -343,6 +343,10 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
     heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed (ui/heap.py)
     pages = sessions_held.Pages()  # the pages open now (their heartbeats), for how long a session's state is held
     store = open_store()  # the live class's database (SQLite under data/, or DATABASE_URL), migrated before serving
+    if os.environ.get("SPACE_ID") and not admission.trusted_proxies()[0] and not admission.trusted_proxies()[1]:
+        logging.getLogger("dragon").warning(
+            "on a Hugging Face Space with TRUSTED_PROXIES unset, every caller has the proxy's address: set the Space "
+            "variable TRUSTED_PROXIES=* (README, 'Behind a proxy') so the per-address limits count each student")
     started = queue(demo).launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
