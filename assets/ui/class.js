@@ -405,7 +405,9 @@
     const exam = roundExam(r, view);
     const title = el("h2", {}, `${t("kinds")[r.kind]} · ${r.level.id} ${r.level.title}`, exam ? el("span", { class: "badge" }, t("exam_badge")) : null,
       r.open ? "" : ` — ${t("ended")}`);
-    const why = r.why ? el("div", { class: "why" }, el("h3", {}, t("why_title")), el("p", {}, r.why)) : null;
+    // the level's why (plain text, or {zh, en}): after the round, the moment for the class discussion
+    const whyText = r.why == null ? "" : typeof r.why === "string" ? r.why : r.why[lang] || r.why.en || r.why.zh || "";
+    const why = whyText ? el("div", { class: "why" }, el("h3", {}, t("why_title")), el("p", {}, whyText)) : null;
     if (r.kind === "dragon") {
       const target = Array.isArray(r.target) ? r.target : null;
       return el("div", {}, title,
@@ -413,7 +415,7 @@
         el("p", { class: "text" }, r.text),
         el("div", { class: "scoreline" }, el("span", {}, t("class_score")), el("span", { class: "score", "data-score": r.score }, r.score.toFixed(1)), starsText(r.stars)),
         el("div", { class: "heads" }, r.gates.map((g, h) => headCard(r, g, h, target))),
-        playedLine(r), why);
+        playedLine(r, view), why);
     }
     const total = Object.values(r.stars_count).reduce((a, b) => a + b, 0) || 1;
     const parts = [title, el("div", { class: "tally" }, el("div", {}, el("h3", {}, t("stars_count"), r.not_yet ? el("span", { class: "not-yet" }, ` · ${t("not_played")}: ${r.not_yet}`) : null),
@@ -428,7 +430,7 @@
     return el("div", {}, parts);
   }
   function headCard(r, g, h, target) {
-    const holders = r.holders?.[h];
+    const holders = Array.isArray(r.holders?.[h]) ? r.holders[h] : null; // names (a number when names are hidden: the team size says it)
     return el("div", { class: "head", style: `--c:${headColor(h)}` },
       el("h3", {}, `${h + 1} · ${headName(h)}`),
       el("div", { class: "meter", role: "meter", "aria-valuemin": 0, "aria-valuemax": 1, "aria-valuenow": g },
@@ -439,13 +441,13 @@
       el("span", { class: "team" }, `${t("team")}: ${r.teams[h]} · ${r.moved[h] ? t("moved") : t("not_moved")}`),
       holders ? el("p", { class: "holders" }, `${t("holders")} `, holders.length ? holders.join("、") : t("nobody")) : null);
   }
-  // a class dragon's `played`: who has moved their head (names, [{nickname, played|moves}] or {nickname: moved})
-  function playedLine(r) {
-    if (r.played == null || typeof r.played !== "object") return null;
-    const rows = Array.isArray(r.played)
-      ? r.played.map((p) => (typeof p === "string" ? [p, true] : [p.nickname, Boolean(p.played ?? (p.moves ?? 1) > 0)]))
-      : Object.entries(r.played).map(([name, v]) => [name, Boolean(typeof v === "number" ? v > 0 : v)]);
-    const yes = rows.filter(([, v]) => v).map(([n]) => n), no = rows.filter(([, v]) => !v).map(([n]) => n);
+  // a class dragon's players (with names shown): who has moved their head, and the seat-holders who have not yet
+  function playedLine(r, view) {
+    if (!Array.isArray(r.players)) return null;
+    const yes = r.players.filter((p) => (p.moves ?? 1) > 0).map((p) => p.nickname);
+    const holding = Array.isArray(r.holders) ? r.holders.filter(Array.isArray).flat()
+      : (view.members || []).filter((m) => (m.status || "active") === "active").map((m) => m.nickname);
+    const no = [...new Set(holding)].filter((n) => !yes.includes(n));
     return el("p", { class: "played" }, el("b", {}, `${t("have_played")} `), yes.length ? yes.join("、") : t("nobody"),
       no.length ? el("span", { class: "not-yet" }, ` · ${t("not_moved_yet")} ${no.join("、")}`) : null);
   }
@@ -453,7 +455,7 @@
     const yes = (v) => (v ? "✓" : "·");
     return el("div", { class: "progress" }, el("h3", {}, t("progress")), el("table", {},
       el("tr", {}, [t("student"), t("started"), t("answered"), t("stars")].map((h) => el("th", {}, h))),
-      rows.map((p) => el("tr", {}, el("td", {}, p.nickname), el("td", {}, yes(p.started)), el("td", {}, yes(p.answered)), el("td", {}, starsText(p.stars || 0))))));
+      rows.map((p, k) => el("tr", {}, el("td", {}, p.nickname || `#${k + 1}`), el("td", {}, yes(p.started)), el("td", {}, yes(p.answered)), el("td", {}, starsText(p.stars || 0))))));
   }
   function spreadChart(spread) {
     // on the projector the chart's words are ≥ 24 px at its drawn size (the svg is at least W px wide there)
