@@ -284,6 +284,7 @@
       if (out) { location.hash = ""; location.reload(); }
     });
     const showProjectorLink = (key) => {
+      $("projector-box").hidden = !key; // no key from the server: no link to give
       if (!key || key === projectorKey && $("projector-link").value) return;
       projectorKey = key;
       const link = `${location.origin}/class/projector#code=${encodeURIComponent(creds.code)}&key=${encodeURIComponent(key)}`;
@@ -418,14 +419,14 @@
         playedLine(r, view), why);
     }
     const total = Object.values(r.stars_count).reduce((a, b) => a + b, 0) || 1;
-    const parts = [title, el("div", { class: "tally" }, el("div", {}, el("h3", {}, t("stars_count"), r.not_yet ? el("span", { class: "not-yet" }, ` · ${t("not_played")}: ${r.not_yet}`) : null),
+    const parts = [title, el("div", { class: r.spread ? "tally with-spread" : "tally" }, el("div", {}, el("h3", {}, t("stars_count"), r.not_yet ? el("span", { class: "not-yet" }, ` · ${t("not_played")}: ${r.not_yet}`) : null),
       el("div", { class: "hist" }, ["0", "1", "2", "3"].map((s) => el("div", {},
         el("span", {}, String(r.stars_count[s])), el("b", { style: `height:${(100 * r.stars_count[s]) / total}%` }),
         el("span", {}, s === "0" ? "☆" : "★".repeat(Number(s))))))),
       r.spread ? el("div", {}, el("h3", {}, r.spread.some((s) => s.target != null) ? t("spread") : t("spread_open")), spreadChart(r.spread)) : null)];
     if (exam && r.open) parts.push(el("p", { class: "help" }, t("exam_round")));
     if (r.progress) parts.push(progressTable(r.progress));
-    else if (r.players) parts.push(el("h3", {}, t("players")), el("ul", { class: "players" }, r.players.map((p) => el("li", {}, `${p.nickname} `, starsText(p.stars)))));
+    else if (r.players?.length) parts.push(el("h3", {}, t("players")), el("ul", { class: "players" }, r.players.map((p) => el("li", {}, `${p.nickname} `, starsText(p.stars)))));
     parts.push(why);
     return el("div", {}, parts);
   }
