@@ -11,6 +11,7 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timezone
 
 import torch
 
@@ -172,18 +173,22 @@ class Classroom:
                                           level_code=level_code or None)
         return {"round": round_id}
 
-    def teacher_view(self, code: str, secret: str) -> dict:
-        """What the teacher's page and the projector show: class, members, the open round's board, the summary."""
+    def teacher_view(self, code: str, secret: str, *, projector: bool = False) -> dict:
+        """What the teacher's page and the projector show: class, members, the open round's board, the summary.
+        `projector`: `secret` is the projector's key, and the view leaves the key out (it controls nothing)."""
         info = self.store.class_info(code)
-        if info is None:
-            raise ClassroomError("class.unknown")
+        allowed = self.store.is_projector(code, secret) if projector else self.store.is_teacher(code, secret)
+        if info is None or not allowed:
+            raise ClassroomError("class.unknown")  # a wrong secret or key answers as a wrong code
         members = self.store.members(code, secret)
         rounds = self.store.rounds(code, secret)
         results = self.store.results(code, secret)  # read once: for the summary and the round on screen
         shown = rounds[-1] if rounds else None
         out = {"code": info.code, "expires": info.expires.isoformat() + "Z", "settings": info.settings,
-               "members": [{"id": m.member_id, "nickname": m.nickname} for m in members],
+               "members": [{"id": m.member_id, "nickname": m.nickname, "status": m.status} for m in members],
                "round": None, "summary": self.summary(code, secret, rounds, results)}  # fmt: skip
+        if not projector:
+            out["projector"] = self.store.projector_key(code, secret)
         if shown is not None:
             mine = [res for res in results if res.round_id == shown.round_id]
             out["round"] = self.round_board(code, shown, info.settings["show_names"], mine)
@@ -223,7 +228,8 @@ class Classroom:
 
     def summary(self, code: str, secret: str, rounds: Sequence[Round] | None = None,
                 results: Sequence[Result] | None = None) -> list[dict]:
-        """Per round (oldest first): level, kind, players, mean best score, how many at each star count."""
+        """Per round (oldest first): level, kind, players, mean best score, how many at each star count. In a class
+        dragon every member of the round has the class's score and stars: they won (or lost) it together."""
         rounds = self.store.rounds(code, secret) if rounds is None else rounds
         results = self.store.results(code, secret) if results is None else results
         by_round: dict[int, list[Result]] = {}
@@ -231,35 +237,53 @@ class Classroom:
             by_round.setdefault(res.round_id, []).append(res)
         out = []
         for number, r in enumerate(rounds, 1):  # a class counts its rounds from 1 (ids are the database's)
-            results = by_round.get(r.round_id, [])
-            bests = [res.best_score for res in results if res.best_score is not None]
+            rows = self.credited(code, r, by_round.get(r.round_id, []))
+            played = [row for row in rows if row["moves"] > 0 or r.kind == "dragon"]  # moves 0: only started
+            bests = [row["best"] for row in played if row["best"] is not None]
             out.append({"round": number, "id": r.round_id, "kind": r.kind, "level": r.level_id, "lang": r.lang,
-                        "players": len(results), "mean_best": round(statistics.fmean(bests), 1) if bests else None,
-                        "stars_count": {str(s): sum((res.stars or 0) == s for res in results) for s in range(4)},
+                        "exam": r.exam, "players": len(played),
+                        "mean_best": round(statistics.fmean(bests), 1) if bests else None,
+                        "stars_count": {str(s): sum(row["stars"] == s for row in played) for s in range(4)},
                         "class_score": r.best_score, "class_stars": r.best_stars})  # fmt: skip
         return out
+
+    def credited(self, code: str, r: Round, results: Sequence[Result]) -> list[dict]:
+        """A round's rows as the summary and the CSV count them: each student's own; in a class dragon every member
+        of the round (who moved, or holds a head now) with the class's best score and stars beside their own moves."""
+        rows = [{"nickname": res.nickname, "best": res.best_score, "stars": res.stars or 0, "hints": res.hints,
+                 "moves": res.moves, "first": res.first_move, "best_at": res.best_at} for res in results]
+        if r.kind != "dragon":
+            return rows
+        seen = {row["nickname"] for row in rows}
+        holding = dict.fromkeys(n for team in self.store.holders(code, r.round_id) for n in team if n not in seen)
+        rows += [{"nickname": n, "best": None, "stars": 0, "hints": 0, "moves": 0, "first": None, "best_at": None}
+                 for n in holding]
+        for row in rows:
+            row.update(best=r.best_score, stars=r.best_stars or 0)
+        return rows
 
     def csv_text(self, code: str, secret: str) -> str:
         """The class's results as CSV: one row per student and round they played, and a row for the class's own score
         in each class-dragon round."""
-        rounds = {r.round_id: r for r in self.store.rounds(code, secret)}
-        number = {round_id: k for k, round_id in enumerate(rounds, 1)}  # the class's own count, from 1
+        if not self.store.is_teacher(code, secret):  # the projector's key reads the board, never the CSV
+            raise ClassroomError("class.unknown")
+        rounds = self.store.rounds(code, secret)
+        by_round: dict[int, list[Result]] = {}
+        for res in self.store.results(code, secret):
+            by_round.setdefault(res.round_id, []).append(res)
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["nickname", "round", "kind", "level", "best_score", "stars", "hints", "moves",
-                         "seconds_to_best"])  # fmt: skip
-        # a class-dragon round's rows: the class's score after each of the student's moves (its best, and when)
-        for res in self.store.results(code, secret):
-            r = rounds[res.round_id]
-            seconds = (res.best_at - res.first_move).total_seconds() if res.best_at and res.first_move else ""
-            writer.writerow([safe_cell(res.nickname), number[res.round_id], r.kind, res.level_id,
-                             "" if res.best_score is None else f"{res.best_score:.2f}", res.stars or 0, res.hints,
-                             res.moves, seconds if seconds == "" else f"{seconds:.1f}"])  # fmt: skip
-        for r in rounds.values():
-            if r.kind == "dragon":
-                board = self.store.board(code, r.round_id)
-                writer.writerow([f"(the class: {sum(board.teams)} seats)", number[r.round_id], r.kind, r.level_id,
-                                 "" if r.best_score is None else f"{r.best_score:.2f}", r.best_stars or 0, 0, "", ""])
+        writer.writerow(CSV_COLUMNS)
+        for number, r in enumerate(rounds, 1):  # the class's own count, from 1
+            about = [number, r.kind, r.level_id, "yes" if r.exam else "no", r.lang, zoned(r.started)]
+            for row in self.credited(code, r, by_round.get(r.round_id, [])):
+                seconds = (row["best_at"] - row["first"]).total_seconds() if row["best_at"] and row["first"] else ""
+                best = "" if row["best"] is None else f"{row['best']:.2f}"
+                writer.writerow([safe_cell(row["nickname"]), *about, best, row["stars"], row["hints"], row["moves"],
+                                 seconds if seconds == "" else f"{seconds:.1f}"])
+            if r.kind == "dragon":  # the class's own row (no nickname can look like it: clean_nickname)
+                writer.writerow([CLASS_ROW, *about, "" if r.best_score is None else f"{r.best_score:.2f}",
+                                 r.best_stars or 0, 0, "", ""])
         return out.getvalue()
 
     # a student
@@ -357,6 +381,16 @@ class Classroom:
             return False
         self.store.record_move(token, r.round_id, None, min(max(float(score), 0.0), 100.0), earned)
         return True
+
+
+CSV_COLUMNS = ["nickname", "round", "kind", "level", "exam", "lang", "started_at", "best_score", "stars", "hints",
+               "moves", "seconds_to_best"]
+CLASS_ROW = "(the class)"  # a class-dragon round's own row in the CSV
+
+
+def zoned(moment) -> str:
+    """A database time (naive UTC) as ISO 8601 with its zone, as a spreadsheet reads it: 2026-12-02T11:30:00+00:00."""
+    return moment.replace(microsecond=0, tzinfo=timezone.utc).isoformat()
 
 
 def stamp(moment) -> str | None:

@@ -1,9 +1,13 @@
 """A live class's storage (SQLAlchemy Core): classes, members, rounds, results; SQLite, or PostgreSQL (DATABASE_URL)."""
 
+import base64
+import functools
 import hashlib
 import hmac
+import json
 import math
 import os
+import re
 import secrets
 import sqlite3
 import time
@@ -12,10 +16,12 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from importlib import resources
 from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, Row
 
 from .config import HEADS
@@ -27,11 +33,20 @@ CODE_LENGTH = 6
 CODE_TRIES = 20
 NICKNAME_MAX = 20  # code points after NFC
 JOINERS = {"\u200c", "\u200d"}  # format characters a name needs (ZWNJ in Persian, ZWJ in emoji sequences)
-MAX_MEMBERS = 200
+MAX_MEMBERS = 200  # the most a teacher may set a class's size to
+DEFAULT_SIZE = 60
+MIN_SIZE = 2
+MAX_MARKS = 2  # combining marks one character may carry in a nickname (more: Zalgo text spilling over its neighbours)
+MAX_ID = 2**31 - 1  # ids are 32-bit on PostgreSQL: a larger one is a bad request, never a database error
+STATUSES = ("active", "left", "removed")
+WRONG_CODES = 40  # wrong codes (join, teacher, projector) one address may send per WRONG_CODES_WINDOW
+WRONG_CODES_WINDOW = timedelta(minutes=10)
+OPENS_PER_HOUR = 20  # classes one address may open in an hour
+OPENS_WINDOW = timedelta(hours=1)
 DEFAULT_HOURS = 12.0
 MAX_HOURS = 7 * 24.0
 KINDS = ("dragon", "everyone")
-DEFAULT_SETTINGS: dict[str, bool] = {"show_names": True, "exam": False}
+DEFAULT_SETTINGS: dict[str, bool | int] = {"show_names": True, "exam": False, "locked": False, "size": DEFAULT_SIZE}
 LOCK_KEY = zlib.crc32(b"dragon.classroom_store.migrate")  # PostgreSQL advisory lock held while migrating
 
 Clock = Callable[[], datetime]
@@ -45,7 +60,7 @@ def utc_now() -> datetime:
 class ClassroomError(Exception):
     """A request the class's rules refuse: `reason` names the rule (the UI words it), `detail` holds its numbers."""
 
-    def __init__(self, reason: str, **detail: float | int | str) -> None:
+    def __init__(self, reason: str, **detail: float | int | str | bool) -> None:
         super().__init__(f"{reason} {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
@@ -72,6 +87,7 @@ class NewClass:
     code: str
     secret: str  # the teacher's secret, given once: only its hash is stored
     expires: datetime
+    projector: str = ""  # the projector's read-only key (projector_key of the secret)
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,7 @@ class NewMember:
     member_id: int
     nickname: str
     token: str  # the student's secret, given once: only its hash is stored
+    rejoined: bool = False  # the member had left and came back under the same name: the same member, results and all
 
 
 @dataclass(frozen=True)
@@ -86,7 +103,7 @@ class ClassInfo:
     code: str
     created: datetime
     expires: datetime
-    settings: dict[str, bool]
+    settings: dict[str, bool | int]
 
 
 @dataclass(frozen=True)
@@ -94,6 +111,7 @@ class Member:
     member_id: int
     nickname: str
     joined: datetime
+    status: str = "active"  # 'active' or 'left' ('removed' members are listed nowhere)
 
 
 @dataclass(frozen=True)
@@ -107,6 +125,9 @@ class Round:
     best_stars: int | None
     lang: str = "zh"
     level_code: str | None = None  # a teacher's level: its share code (level_id is then its id)
+    variant: dict | None = None  # an exam round's own puzzle: {"target": [8 floats]} or {"seed": int}
+    exam: bool = False  # the class's exam setting when the round started
+    target_shown: bool = False  # the teacher showed the target on the projector while the round was open
 
 
 @dataclass(frozen=True)
@@ -136,7 +157,7 @@ class StudentState:
 
     member: "Member"
     code: str
-    settings: dict[str, bool]
+    settings: dict[str, bool | int]
     round: "Round | None"
     heads: dict[int, float | None]  # a class-dragon round: the heads they hold, with their own latest values
     result: "Result | None"  # an everyone round: their result so far
@@ -174,6 +195,7 @@ CLASSES = sa.Table(
     sa.Column("created", sa.DateTime, nullable=False),
     sa.Column("expires", sa.DateTime, nullable=False, index=True),
     sa.Column("settings", sa.JSON, nullable=False),
+    sa.Column("projector_hash", sa.String(64)),  # sha256 hex of the projector key (None: a class from before step 3)
 )
 MEMBERS = sa.Table(
     "members", METADATA,
@@ -185,6 +207,8 @@ MEMBERS = sa.Table(
     sa.Column("joined", sa.DateTime, nullable=False),
     sa.Column("bucket", sa.Float, nullable=False),  # rate limit: moves left in the bucket at bucket_at
     sa.Column("bucket_at", sa.DateTime, nullable=False),
+    sa.Column("status", sa.String(8), nullable=False, server_default="active"),  # active, left or removed
+    sa.Column("browser_hash", sa.String(64)),  # sha256 hex of the id the join page keeps in its browser
     sa.UniqueConstraint("class_id", "nickname_key"),
 )
 ROUNDS = sa.Table(
@@ -199,6 +223,9 @@ ROUNDS = sa.Table(
     sa.Column("best_stars", sa.Integer),
     sa.Column("lang", sa.String(2), nullable=False, server_default="zh"),  # the language of the level's text
     sa.Column("level_code", sa.Text),  # a teacher's level: its share code
+    sa.Column("variant", sa.JSON),  # an exam round's own target or seed, never shown while the round is open
+    sa.Column("exam", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("target_shown", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.CheckConstraint("kind IN ('dragon', 'everyone')", name="round_kind"),
 )
 ROUND_HEADS = sa.Table(  # a member's seat at a head: one head each, several each when fewer than eight play
@@ -222,6 +249,14 @@ RESULTS = sa.Table(
     sa.Column("first_move", sa.DateTime),
     sa.Column("last_move", sa.DateTime),
     sa.Column("best_at", sa.DateTime),
+)
+ADDRESS_EVENTS = sa.Table(  # what the limits per address count (replicas share them, a restart keeps them)
+    "address_events", METADATA,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),  # 'wrong_code' or 'open'
+    sa.Column("address_key", sa.String(64), nullable=False),  # sha256 hex of the address: no address is stored
+    sa.Column("at", sa.DateTime, nullable=False),
+    sa.Index("address_events_lookup", "kind", "address_key", "at"),
 )
 
 
@@ -314,7 +349,19 @@ def seats_and_round_language(connection: Connection) -> None:
     ROUND_HEADS.create(connection)
 
 
-STEPS: dict[int, Callable[[Connection], None]] = {1: create_tables, 2: seats_and_round_language}
+def class_trust(connection: Connection) -> None:
+    """Step 3: a projector key's hash, a member's status and browser, a round's exam variant, the address limits."""
+    for statement in ("ALTER TABLE classes ADD COLUMN projector_hash VARCHAR(64)",
+                      "ALTER TABLE members ADD COLUMN status VARCHAR(8) NOT NULL DEFAULT 'active'",
+                      "ALTER TABLE members ADD COLUMN browser_hash VARCHAR(64)",
+                      "ALTER TABLE rounds ADD COLUMN variant JSON",
+                      "ALTER TABLE rounds ADD COLUMN exam BOOLEAN NOT NULL DEFAULT false",
+                      "ALTER TABLE rounds ADD COLUMN target_shown BOOLEAN NOT NULL DEFAULT false"):
+        connection.execute(sa.text(statement))
+    ADDRESS_EVENTS.create(connection)
+
+
+STEPS: dict[int, Callable[[Connection], None]] = {1: create_tables, 2: seats_and_round_language, 3: class_trust}
 SCHEMA_VERSION = max(STEPS)
 
 
@@ -361,16 +408,77 @@ def hidden_character(char: str) -> bool:
     return char not in JOINERS and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
 
 
+# letters that show nothing: the Hangul fillers (U+3164 and its NFKC form U+1160, …), Khmer's inherent vowels
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u17b4\u17b5")
+CLASS_ROW = re.compile(r"[(\[{（【［].*(the class|全班).*[)\]}）】］]")  # the CSV's "(the class)" row, or like it
+
+
+def visible_letter(char: str) -> bool:
+    """A letter, a digit or a CJK character that shows as one (a Hangul filler is a 'letter' showing nothing)."""
+    return unicodedata.category(char)[0] in "LN" and char not in BLANK_LETTERS
+
+
+def most_marks(name: str) -> int:
+    """The most combining marks any one character of `name` carries."""
+    most = run = 0
+    for char in name:
+        run = run + 1 if unicodedata.category(char)[0] == "M" else 0
+        most = max(most, run)
+    return most
+
+
 def clean_nickname(nickname: str) -> str:
-    """A nickname as stored: spaces collapsed and trimmed, NFC; ClassroomError when empty, too long or hiding any."""
-    name = unicodedata.normalize("NFC", " ".join(str(nickname).split()))
+    """A nickname as stored: spaces collapsed and trimmed, NFKC; ClassroomError when empty, too long, hiding any,
+    showing no letter, stacking marks or posing as the CSV's class row."""
+    name = unicodedata.normalize("NFKC", " ".join(str(nickname).split()))
+    name = " ".join(name.split())  # NFKC may make spaces (U+3000 …): collapse again
     if not name:
         raise ClassroomError("nickname.empty")
     if any(hidden_character(c) for c in name):
         raise ClassroomError("nickname.hidden")
     if len(name) > NICKNAME_MAX:
         raise ClassroomError("nickname.too_long", limit=NICKNAME_MAX, length=len(name))
+    if not any(visible_letter(c) for c in name):
+        raise ClassroomError("nickname.no_letter")
+    if most_marks(name) > MAX_MARKS:
+        raise ClassroomError("nickname.marks", limit=MAX_MARKS)
+    if name[0] in "(（" or CLASS_ROW.search(name.casefold()):
+        raise ClassroomError("nickname.class_row")
     return name
+
+
+@functools.lru_cache(maxsize=1)
+def prototypes() -> dict[str, str]:
+    """Each confusable character's prototype (Unicode TR39's confusables.txt, as the confusable_homoglyphs package
+    ships it: every source and its prototype listed both ways). A character and its prototypes form one class in
+    that data; the class is named by its smallest member, a multi-character prototype (m → rn) by itself."""
+    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while parent.get(char, char) != char:
+            parent[char] = parent.get(parent[char], parent[char])
+            char = parent[char]
+        return char
+
+    expand: dict[str, str] = {}
+    for char, alikes in data.items():
+        for alike in (entry["c"] for entry in alikes):
+            if len(char) == 1 and len(alike) == 1:
+                a, b = root(char), root(alike)
+                parent[max(a, b)] = min(a, b)
+            elif len(char) == 1 and len(alikes) == 1:
+                expand[char] = alike  # a character whose only prototype is a sequence
+    mapped = {char: root(char) for char in list(parent)}
+    mapped.update({char: "".join(mapped.get(c, c) for c in seq) for char, seq in expand.items() if char not in parent})
+    return {char: proto for char, proto in mapped.items() if proto != char}
+
+
+def skeleton(name: str) -> str:
+    """A nickname's TR39 skeleton, case folded: two names with one look alike on screen (Cyrillic "Тom", "Tom")."""
+    table = prototypes()
+    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", name)).casefold()
+    return "".join(table.get(c, c) for c in unicodedata.normalize("NFD", mapped))  # casefolding may make more
 
 
 def nickname_key(name: str) -> str:
@@ -378,14 +486,32 @@ def nickname_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
 
 
-def class_settings(settings: Mapping[str, bool] | None) -> dict[str, bool]:
-    """DEFAULT_SETTINGS updated by `settings`, whose keys must be known and values booleans."""
+def class_settings(settings: Mapping[str, bool | int] | None) -> dict[str, bool | int]:
+    """DEFAULT_SETTINGS updated by `settings`: known keys, booleans, and `size` a whole number MIN_SIZE…MAX_MEMBERS."""
     chosen = dict(DEFAULT_SETTINGS)
     for key, value in (settings or {}).items():
-        if key not in DEFAULT_SETTINGS or not isinstance(value, bool):
-            raise ValueError(f"class setting {key!r}={value!r}: the settings are {sorted(DEFAULT_SETTINGS)}, booleans")
+        if key == "size":
+            if isinstance(value, bool) or not isinstance(value, int) or not MIN_SIZE <= value <= MAX_MEMBERS:
+                raise ValueError(f"class setting size={value!r}: a whole number {MIN_SIZE}…{MAX_MEMBERS}")
+        elif key not in DEFAULT_SETTINGS or not isinstance(value, bool):
+            raise ValueError(f"class setting {key!r}={value!r}: the settings are {sorted(DEFAULT_SETTINGS)}, booleans "
+                             "and size")
         chosen[key] = value
     return chosen
+
+
+def checked_id(value: int, name: str = "id") -> int:
+    """A round's or member's id as a request names it: a whole number 1…2³¹−1, or ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+        raise ValueError(f"{name} must be a whole number from 1 to {MAX_ID}")
+    return value
+
+
+def projector_key(secret: str) -> str:
+    """The projector's read-only key of a class: derived from the teacher's secret (so the teacher's page can show it
+    again after a reload), never the secret itself; HMAC-SHA256, URL-safe base64 without padding."""
+    mac = hmac.new(secret.encode("utf-8", "surrogatepass"), b"projector", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode("ascii").rstrip("=")
 
 
 def checked_score(score: float, stars: int) -> tuple[float, int]:
@@ -407,7 +533,7 @@ def checked_gates(gates: Sequence[float]) -> list[float]:
 
 def checked_head(head: int | None) -> int | None:
     """A head index as a move names it (None: the member's only head), or ValueError."""
-    if head is not None and (isinstance(head, bool) or not isinstance(head, int)):
+    if head is not None and (isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < len(HEADS)):
         raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
     return head
 
@@ -443,20 +569,22 @@ class ClassroomStore:
         for _ in range(CODE_TRIES):
             code = new_code()
             row = {"code": code, "secret_hash": digest(secret), "created": now, "expires": now + self.lifetime,
-                   "settings": chosen}
+                   "settings": chosen, "projector_hash": digest(projector_key(secret))}
             try:
                 with self.engine.begin() as connection:
                     connection.execute(CLASSES.insert().values(**row))
             except sa.exc.IntegrityError:
                 continue  # the code is taken: draw another
-            return NewClass(code, secret, row["expires"])
+            return NewClass(code, secret, row["expires"], projector_key(secret))
         raise RuntimeError(f"no free class code in {CODE_TRIES} tries")
 
     def class_info(self, code: str) -> ClassInfo | None:
         """A live class's code, times and settings (nothing secret), or None."""
         with self.engine.begin() as connection:
             row = self._live_class(connection, code, missing_ok=True)
-        return None if row is None else ClassInfo(row.code, row.created, row.expires, dict(row.settings))
+        if row is None:
+            return None
+        return ClassInfo(row.code, row.created, row.expires, {**DEFAULT_SETTINGS, **row.settings})
 
     def is_teacher(self, code: str, secret: str) -> bool:
         """Whether `secret` is the teacher's secret of the live class `code`."""
@@ -467,7 +595,23 @@ class ClassroomStore:
             return False
         return True
 
-    def set_settings(self, code: str, secret: str, settings: Mapping[str, bool]) -> dict[str, bool]:
+    def projector_key(self, code: str, secret: str) -> str:
+        """The projector key (teacher), derived from the secret; a class from before step 3 gets its hash now."""
+        with self.engine.begin() as connection:
+            row = self._teacher_class(connection, code, secret)
+            key = projector_key(secret)
+            if row.projector_hash is None:
+                connection.execute(CLASSES.update().where(CLASSES.c.id == row.id).values(projector_hash=digest(key)))
+        return key
+
+    def is_projector(self, code: str, key: str) -> bool:
+        """Whether `key` is the projector key of the live class `code` (it may view, never control)."""
+        with self.engine.begin() as connection:
+            row = self._live_class(connection, code, missing_ok=True)
+        return row is not None and row.projector_hash is not None and isinstance(key, str) and hmac.compare_digest(
+            digest(key), row.projector_hash)
+
+    def set_settings(self, code: str, secret: str, settings: Mapping[str, bool | int]) -> dict[str, bool | int]:
         """Change some of a class's settings (teacher); the settings now."""
         with self.engine.begin() as connection:
             row = self._teacher_class(connection, code, secret, lock=True)
@@ -483,27 +627,73 @@ class ClassroomStore:
     def delete_expired(self) -> int:
         """Delete every class past its time and everything under it; how many classes went."""
         with self.engine.begin() as connection:
-            ids = connection.scalars(sa.select(CLASSES.c.id).where(CLASSES.c.expires <= self.clock())).all()
+            now = self.clock()
+            connection.execute(ADDRESS_EVENTS.delete().where(  # what no limit counts any more
+                ADDRESS_EVENTS.c.at <= now - max(WRONG_CODES_WINDOW, OPENS_WINDOW)))
+            ids = connection.scalars(sa.select(CLASSES.c.id).where(CLASSES.c.expires <= now)).all()
             return self._delete_classes(connection, ids)
+
+    # limits per address (in the database: replicas share them, a restart keeps them)
+
+    def wrong_code(self, address: str) -> None:
+        """Count a wrong code (or secret, or key) from `address`; ClassroomError code.too_many past WRONG_CODES in
+        WRONG_CODES_WINDOW (that one is not counted). A right code never comes here, so it is never slowed."""
+        self._take("wrong_code", address, WRONG_CODES, WRONG_CODES_WINDOW, "code.too_many")
+
+    def take_open(self, address: str) -> None:
+        """Count a class opened from `address`; ClassroomError class.opens past OPENS_PER_HOUR in an hour."""
+        self._take("open", address, OPENS_PER_HOUR, OPENS_WINDOW, "class.opens")
+
+    def _take(self, kind: str, address: str, limit: int, window: timedelta, reason: str) -> None:
+        key, now = digest(str(address)), self.clock()
+        with self.engine.begin() as connection:
+            if self.engine.dialect.name == "postgresql":  # one address's count and insert at a time, on any replica
+                connection.execute(sa.select(sa.func.pg_advisory_xact_lock(int(key[:15], 16))))
+            mine = sa.and_(ADDRESS_EVENTS.c.kind == kind, ADDRESS_EVENTS.c.address_key == key,
+                           ADDRESS_EVENTS.c.at > now - window)
+            count, oldest = connection.execute(sa.select(sa.func.count(), sa.func.min(ADDRESS_EVENTS.c.at))
+                                               .where(mine)).one()
+            if count >= limit:
+                wait = (_naive(oldest) + window - now).total_seconds()
+                raise ClassroomError(reason, limit=limit, wait_s=max(1, math.ceil(wait)))
+            connection.execute(ADDRESS_EVENTS.insert().values(kind=kind, address_key=key, at=now))
 
     # members
 
-    def join(self, code: str, nickname: str) -> NewMember:
-        """A student joins under a nickname (clean_nickname's rules, unique in the class by nickname_key)."""
+    def join(self, code: str, nickname: str, browser: str | None = None) -> NewMember:
+        """A student joins under a nickname (clean_nickname's rules, unique in the class by nickname_key and not
+        confusable with another's); under the name of a member who left, they are that member again. `browser`: the
+        id the join page keeps, so a removed student cannot come back from that browser under another name."""
         name = clean_nickname(nickname)
+        key, shape = nickname_key(name), skeleton(name)
+        browser_hash = digest(browser) if isinstance(browser, str) and browser else None
         token, now = secrets.token_urlsafe(32), self.clock()
         try:
             with self.engine.begin() as connection:
                 room = self._live_class(connection, code, lock=True)  # joins to one class go one at a time
-                count = connection.scalar(sa.select(sa.func.count()).where(MEMBERS.c.class_id == room.id))
-                if count >= MAX_MEMBERS:
-                    raise ClassroomError("class.full", limit=MAX_MEMBERS)
-                taken = MEMBERS.c.nickname_key == nickname_key(name)
-                if connection.scalar(sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id, taken)):
-                    raise ClassroomError("nickname.taken")
+                settings = {**DEFAULT_SETTINGS, **room.settings}
+                if settings["locked"]:
+                    raise ClassroomError("class.locked")
+                others = connection.execute(sa.select(MEMBERS).where(MEMBERS.c.class_id == room.id)
+                                            .order_by(MEMBERS.c.id)).all()
+                if browser_hash and any(o.status == "removed" and o.browser_hash == browser_hash for o in others):
+                    raise ClassroomError("member.removed")
+                same = next((o for o in others if o.nickname_key == key), None)
+                if same is not None and same.status != "left":
+                    raise ClassroomError("member.removed" if same.status == "removed" else "nickname.taken")
+                limit = min(int(settings["size"]), MAX_MEMBERS)
+                if sum(o.status == "active" for o in others) >= limit:
+                    raise ClassroomError("class.full", limit=limit)
+                if same is not None:  # back after leaving: the same member, results, hints and caps
+                    connection.execute(MEMBERS.update().where(MEMBERS.c.id == same.id).values(
+                        token_hash=digest(token), status="active", browser_hash=browser_hash or same.browser_hash))
+                    return NewMember(same.id, same.nickname, token, rejoined=True)
+                like = next((o for o in others if skeleton(o.nickname) == shape), None)
+                if like is not None:
+                    raise ClassroomError("nickname.confusable", like=like.nickname)
                 inserted = connection.execute(MEMBERS.insert().values(
-                    class_id=room.id, nickname=name, nickname_key=nickname_key(name), token_hash=digest(token),
-                    joined=now, bucket=self.rate.burst, bucket_at=now))
+                    class_id=room.id, nickname=name, nickname_key=key, token_hash=digest(token),
+                    joined=now, bucket=self.rate.burst, bucket_at=now, browser_hash=browser_hash))
         except sa.exc.IntegrityError:
             raise ClassroomError("nickname.taken") from None  # the same name joined at the same moment elsewhere
         return NewMember(inserted.inserted_primary_key[0], name, token)
@@ -512,7 +702,7 @@ class ClassroomStore:
         """The member holding `token` in a live class, or None (removed, ended, expired, or never)."""
         with self.engine.begin() as connection:
             row = self._member(connection, token, missing_ok=True)
-        return None if row is None else Member(row.id, row.nickname, row.joined)
+        return None if row is None else Member(row.id, row.nickname, row.joined, row.status)
 
     def code_of(self, token: str) -> str:
         """The code of the live class a member's token belongs to (ClassroomError when none)."""
@@ -521,50 +711,100 @@ class ClassroomStore:
             return connection.scalar(sa.select(CLASSES.c.code).where(CLASSES.c.id == me.class_id))
 
     def members(self, code: str, secret: str) -> list[Member]:
-        """A class's members in the order they joined (teacher)."""
+        """A class's members who are in it or left it (not those removed), in the order they joined (teacher or
+        projector)."""
         with self.engine.begin() as connection:
-            room = self._teacher_class(connection, code, secret)
-            rows = connection.execute(sa.select(MEMBERS).where(MEMBERS.c.class_id == room.id)
+            room = self._reader_class(connection, code, secret)
+            rows = connection.execute(sa.select(MEMBERS).where(MEMBERS.c.class_id == room.id,
+                                                               MEMBERS.c.status != "removed")
                                       .order_by(MEMBERS.c.joined, MEMBERS.c.id))
-            return [Member(r.id, r.nickname, r.joined) for r in rows]
+            return [Member(r.id, r.nickname, r.joined, r.status) for r in rows]
 
     def remove_member(self, code: str, secret: str, member_id: int) -> bool:
-        """The teacher removes a member: their rows are deleted and their token stops working."""
+        """The teacher removes a member for good (remove_members of one)."""
+        return self.remove_members(code, secret, [member_id]) == 1
+
+    def remove_members(self, code: str, secret: str, member_ids: Sequence[int]) -> int:
+        """The teacher removes members for good: their tokens stop, their seats are dealt again, their results go,
+        and neither their name nor their browser may join the class again; how many were removed."""
+        ids = sorted({checked_id(m, "member") for m in member_ids})
         with self.engine.begin() as connection:
             room = self._teacher_class(connection, code, secret, lock=True)
-            return self._remove(connection, room.id, member_id)
+            return sum(self._remove(connection, room.id, m, "removed") for m in ids)  # members' rows in id order
 
-    def _remove(self, connection: Connection, class_id: int, member_id: int) -> bool:
-        """Delete a member of a class (its row locked by the caller) and their rows."""
-        mine = sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == class_id, MEMBERS.c.id == member_id)
-        found = connection.scalar(mine.with_for_update())  # the member's row first, as their own moves lock it
-        if found is None:
+    def _remove(self, connection: Connection, class_id: int, member_id: int, status: str) -> bool:
+        """A member of a class (the class's row locked by the caller) leaves ('left': results kept, back by joining
+        under the name) or is removed ('removed': results deleted); their token stops, their open seats are dealt
+        again."""
+        mine = sa.select(MEMBERS.c.id, MEMBERS.c.status).where(MEMBERS.c.class_id == class_id,
+                                                               MEMBERS.c.id == member_id)
+        found = connection.execute(mine.with_for_update()).first()  # the member's row, as their own moves lock it
+        if found is None or found.status == "removed" or (status == "left" and found.status != "active"):
             return False
-        for table in (RESULTS, ROUND_HEADS, MEMBERS):
-            key = table.c.id if table is MEMBERS else table.c.member_id
-            connection.execute(table.delete().where(key == found))
+        self._give_up_seats(connection, class_id, member_id)
+        if status == "removed":
+            for table in (RESULTS, ROUND_HEADS):
+                connection.execute(table.delete().where(table.c.member_id == member_id))
+        connection.execute(MEMBERS.update().where(MEMBERS.c.id == member_id).values(
+            status=status, token_hash=digest(secrets.token_urlsafe(32))))  # a hash no token has
         return True
 
+    def _give_up_seats(self, connection: Connection, class_id: int, member_id: int) -> None:
+        """A leaver's seats in the class's open class-dragon round: each head left with no one is dealt at once to the
+        active member with the fewest seats there (the lowest id among equals), at the leaver's last gate."""
+        round_id = connection.scalar(sa.select(ROUNDS.c.id).where(
+            ROUNDS.c.class_id == class_id, ROUNDS.c.ended.is_(None), ROUNDS.c.kind == "dragon"))
+        if round_id is None:
+            return
+        theirs = sa.and_(ROUND_HEADS.c.round_id == round_id, ROUND_HEADS.c.member_id == member_id)
+        seats = connection.execute(sa.select(ROUND_HEADS.c.head, ROUND_HEADS.c.gate, ROUND_HEADS.c.moved)
+                                   .where(theirs).order_by(ROUND_HEADS.c.head)).all()
+        connection.execute(ROUND_HEADS.delete().where(theirs))
+        self._deal_empty_heads(connection, class_id, round_id, {s.head: (s.gate, s.moved) for s in seats},
+                               besides=member_id)
+
+    def _deal_empty_heads(self, connection: Connection, class_id: int, round_id: int,
+                          start: Mapping[int, tuple[float | None, datetime | None]], besides: int = 0) -> None:
+        """Deal each head of `start` (head → the gate and time it starts at) that no one holds in the round to the
+        active member (not `besides`) holding the fewest seats there, the lowest id among equals."""
+        active = connection.scalars(sa.select(MEMBERS.c.id).where(
+            MEMBERS.c.class_id == class_id, MEMBERS.c.status == "active", MEMBERS.c.id != besides)
+            .order_by(MEMBERS.c.id)).all()
+        if not active:
+            return  # no one to take them: the next to join is seated at an empty head (_seat)
+        held = dict(connection.execute(sa.select(ROUND_HEADS.c.member_id, sa.func.count())
+                                       .where(ROUND_HEADS.c.round_id == round_id)
+                                       .group_by(ROUND_HEADS.c.member_id)).all())
+        teams = self._board(connection, round_id).teams
+        for head, (gate, moved) in sorted(start.items()):
+            if teams[head]:
+                continue
+            taker = min(active, key=lambda m: (held.get(m, 0), m))
+            connection.execute(ROUND_HEADS.insert().values(round_id=round_id, member_id=taker, head=head, gate=gate,
+                                                           moved=moved))
+            held[taker], teams[head] = held.get(taker, 0) + 1, 1
+
     def leave(self, token: str) -> bool:
-        """A student leaves the class: their rows are deleted as when the teacher removes them."""
+        """A student leaves the class: status 'left', token stopped, results kept, seats dealt again."""
         with self.engine.begin() as connection:
             me = self._member(connection, token, missing_ok=True)
         if me is None:
             return False
-        with self.engine.begin() as connection:
+        with self.engine.begin() as connection:  # the class's row, then the member's: the order every writer takes
             room = connection.execute(sa.select(CLASSES).where(CLASSES.c.id == me.class_id).with_for_update()).first()
             if room is None:
                 return False
-            return self._remove(connection, room.id, me.id)
+            return self._remove(connection, room.id, me.id, "left")
 
     # rounds
 
     def start_round(self, code: str, secret: str, kind: str, level_id: str,
                     heads: Mapping[int, int | Sequence[int]] | None = None, *, lang: str = "zh",
-                    level_code: str | None = None) -> int:
+                    level_code: str | None = None, variant: Mapping | None = None, exam: bool = False) -> int:
         """Start a round (the open one ends): 'everyone' plays a level, 'dragon' gives each member in `heads`
-        (member id → a head index, or several) those heads' sliders. `lang`: the level text's language;
-        `level_code`: a teacher level's share code."""
+        (member id → a head index, or several) those heads' sliders; a seat dealt to a member who has left goes to an
+        active member instead. `lang`: the level text's language; `level_code`: a teacher level's share code;
+        `variant`: an exam round's own target or seed; `exam`: whether the round is an exam."""
         if kind not in KINDS:
             raise ValueError(f"a round's kind is one of {KINDS}, not {kind!r}")
         if not isinstance(level_id, str) or not 0 < len(level_id) <= 64:
@@ -575,21 +815,50 @@ class ClassroomStore:
         if (kind == "everyone" and seats) or any(isinstance(h, bool) or not isinstance(h, int)
                                                    or not 0 <= h < len(HEADS) for _, h in seats):
             raise ValueError(f"heads are for a class-dragon round, each 0…{len(HEADS) - 1}: {heads!r}")
+        if not isinstance(exam, bool) or not (variant is None or isinstance(variant, Mapping)):
+            raise ValueError("an exam is true or false, its variant an object or None")
         now = self.clock()
         with self.engine.begin() as connection:
             room = self._teacher_class(connection, code, secret, lock=True)
-            known = set(connection.scalars(sa.select(MEMBERS.c.id).where(MEMBERS.c.class_id == room.id)))
-            if not {m for m, _ in seats} <= known:
+            status = dict(connection.execute(sa.select(MEMBERS.c.id, MEMBERS.c.status)
+                                             .where(MEMBERS.c.class_id == room.id)).all())
+            if not {m for m, _ in seats} <= {m for m, st in status.items() if st != "removed"}:
                 raise ClassroomError("member.unknown")
             connection.execute(ROUNDS.update().where(ROUNDS.c.class_id == room.id, ROUNDS.c.ended.is_(None))
                                .values(ended=now))
             round_id = connection.execute(ROUNDS.insert().values(
-                class_id=room.id, kind=kind, level_id=level_id, started=now, lang=lang,
-                level_code=level_code)).inserted_primary_key[0]
-            if seats:
-                connection.execute(ROUND_HEADS.insert(), [
-                    {"round_id": round_id, "member_id": m, "head": h} for m, h in dict.fromkeys(seats)])
+                class_id=room.id, kind=kind, level_id=level_id, started=now, lang=lang, level_code=level_code,
+                variant=None if variant is None else dict(variant), exam=exam)).inserted_primary_key[0]
+            kept = [(m, h) for m, h in dict.fromkeys(seats) if status[m] == "active"]
+            if kept:
+                connection.execute(ROUND_HEADS.insert(), [{"round_id": round_id, "member_id": m, "head": h}
+                                                          for m, h in kept])
+            if len(kept) < len(set(seats)):  # a leaver's heads: dealt to those here
+                self._deal_empty_heads(connection, room.id, round_id, {h: (None, None) for _, h in seats})
         return round_id
+
+    def show_target(self, code: str, secret: str, round_id: int) -> None:
+        """The teacher shows the round's target on the projector while it is open (ClassroomError in an exam)."""
+        with self.engine.begin() as connection:
+            room = self._teacher_class(connection, code, secret, lock=True)
+            row = self._open_round(connection, room.id, round_id, ended_ok=True)
+            if row.exam:
+                raise ClassroomError("target.exam")
+            connection.execute(ROUNDS.update().where(ROUNDS.c.id == row.id).values(target_shown=True))
+
+    def holders(self, code: str, round_id: int) -> list[list[str]]:
+        """Per head, the nicknames of the active members holding it in a class-dragon round, in join order."""
+        with self.engine.begin() as connection:
+            room = self._live_class(connection, code)
+            self._open_round(connection, room.id, round_id, "dragon", ended_ok=True)
+            rows = connection.execute(sa.select(ROUND_HEADS.c.head, MEMBERS.c.nickname)
+                                      .join(MEMBERS, MEMBERS.c.id == ROUND_HEADS.c.member_id)
+                                      .where(ROUND_HEADS.c.round_id == round_id, MEMBERS.c.status == "active")
+                                      .order_by(MEMBERS.c.joined, MEMBERS.c.id)).all()
+        out: list[list[str]] = [[] for _ in HEADS]
+        for head, nickname in rows:
+            out[head].append(nickname)
+        return out
 
     def end_round(self, code: str, secret: str, round_id: int) -> None:
         """The teacher ends a round (its results stay until the class goes)."""
@@ -632,17 +901,28 @@ class ClassroomStore:
         return self.play_move(token, round_id, gates, lambda _round, _hints: (score, stars))
 
     def play_move(self, token: str, round_id: int, gates: Sequence[float] | None,
-                  score_of: Callable[[Round, int], tuple[float, int]]) -> Result:
+                  score_of: Callable[[Round, int], tuple[float, int]], *, count_move: bool = True) -> Result:
         """record_move with the server's scoring done inside its one transaction: `score_of(round, hints used)` gives
-        the score and stars of `gates` on the round's level."""
+        the score and stars of `gates` on the round's level. `count_move=False` keeps the best and the stars without
+        counting a move (a framed lab's result, whose moves note_activity counts)."""
         gates = None if gates is None else checked_gates(gates)
         with self.engine.begin() as connection:
             me, now = self._moving_member(connection, token), self.clock()
             row = self._open_round(connection, me.class_id, round_id, "everyone")
             hints = self._result_row(connection, round_id, me.id).hints
             score, stars = checked_score(*score_of(_round(row), hints))
-            self._note_move(connection, round_id, me.id, now, score, stars, gates)
+            self._note_move(connection, round_id, me.id, now, score, stars, gates, count=count_move)
             return self._result(connection, round_id, me.id)
+
+    def note_activity(self, token: str, round_id: int) -> None:
+        """One more move of a member in an open everyone round (a framed lab's answer): counted and timed, no score,
+        no rate bucket."""
+        with self.engine.begin() as connection:
+            me, now = self._member(connection, token, lock=True), self.clock()
+            self._open_round(connection, me.class_id, round_id, "everyone")
+            old = self._result_row(connection, round_id, me.id)
+            connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == me.id)
+                               .values(moves=old.moves + 1, last_move=now, first_move=old.first_move or now))
 
     def record_hint(self, token: str, round_id: int) -> int:
         """A hint the server gave a member in a round; how many they have had there."""
@@ -690,8 +970,10 @@ class ClassroomStore:
                 if not heads and row.ended is None:
                     heads = {self._seat(connection, row.id, me.id): None}
             elif row is not None:
+                if row.ended is None:  # the page opened the round: "started" (moves 0) on the teacher's board
+                    self._result_row(connection, row.id, me.id, quiet=True)
                 result = self._result(connection, row.id, me.id)
-        return StudentState(Member(me.id, me.nickname, me.joined), me.code, dict(me.settings),
+        return StudentState(Member(me.id, me.nickname, me.joined), me.code, {**DEFAULT_SETTINGS, **me.settings},
                             None if row is None else _round(row), heads, result)
 
     def move_head(self, token: str, round_id: int, gate: float, head: int | None,
@@ -747,19 +1029,19 @@ class ClassroomStore:
     # the teacher's view
 
     def rounds(self, code: str, secret: str) -> list[Round]:
-        """A class's rounds, oldest first (teacher)."""
+        """A class's rounds, oldest first (teacher or projector)."""
         with self.engine.begin() as connection:
-            room = self._teacher_class(connection, code, secret)
+            room = self._reader_class(connection, code, secret)
             rows = connection.execute(sa.select(ROUNDS).where(ROUNDS.c.class_id == room.id).order_by(ROUNDS.c.id))
             return [_round(r) for r in rows]
 
     def results(self, code: str, secret: str, round_id: int | None = None) -> list[Result]:
-        """Every member's result in a class (or one round of it), by round then join order (teacher)."""
+        """Every member's result in a class (or one round of it), by round then join order (teacher or projector)."""
         with self.engine.begin() as connection:
-            room = self._teacher_class(connection, code, secret)
+            room = self._reader_class(connection, code, secret)
             query = _results_query().where(ROUNDS.c.class_id == room.id)
             if round_id is not None:
-                query = query.where(ROUNDS.c.id == round_id)
+                query = query.where(ROUNDS.c.id == checked_id(round_id, "round"))
             return [_result(r) for r in connection.execute(query.order_by(ROUNDS.c.id, MEMBERS.c.joined, MEMBERS.c.id))]
 
     # inside a transaction
@@ -775,7 +1057,15 @@ class ClassroomStore:
     def _teacher_class(self, connection: Connection, code: str, secret: str, *, lock: bool = False) -> Row:
         row = self._live_class(connection, code, lock=lock)
         if not isinstance(secret, str) or not hmac.compare_digest(digest(secret), row.secret_hash):
-            raise ClassroomError("teacher.wrong_secret")
+            raise ClassroomError("class.unknown")  # a wrong secret is told nothing more than a wrong code
+        return row
+
+    def _reader_class(self, connection: Connection, code: str, credential: str) -> Row:
+        """The class, for a call that only reads it: the teacher's secret or the projector's key."""
+        row = self._live_class(connection, code)
+        wanted = digest(credential) if isinstance(credential, str) else ""
+        if not (hmac.compare_digest(wanted, row.secret_hash) or hmac.compare_digest(wanted, row.projector_hash or "")):
+            raise ClassroomError("class.unknown")
         return row
 
     def _member(self, connection: Connection, token: str, *, lock: bool = False,
@@ -801,7 +1091,7 @@ class ClassroomStore:
 
     def _open_round(self, connection: Connection, class_id: int, round_id: int, kind: str | None = None,
                     *, ended_ok: bool = False) -> Row:
-        mine = sa.and_(ROUNDS.c.id == round_id, ROUNDS.c.class_id == class_id)
+        mine = sa.and_(ROUNDS.c.id == checked_id(round_id, "round"), ROUNDS.c.class_id == class_id)
         row = connection.execute(sa.select(ROUNDS).where(mine)).first()
         if row is None:
             raise ClassroomError("round.unknown")
@@ -811,12 +1101,18 @@ class ClassroomStore:
             raise ClassroomError("round.kind", kind=row.kind)
         return row
 
-    def _result_row(self, connection: Connection, round_id: int, member_id: int) -> Row:
-        """The member's results row in the round, made empty on first use (the member's row is locked)."""
+    def _result_row(self, connection: Connection, round_id: int, member_id: int, *, quiet: bool = False) -> Row:
+        """The member's results row in the round, made empty on first use (the member's row is locked; `quiet`: it is
+        not, and another request of theirs may make the row at the same moment)."""
         where = sa.and_(RESULTS.c.round_id == round_id, RESULTS.c.member_id == member_id)
         row = connection.execute(sa.select(RESULTS).where(where)).first()
         if row is None:
-            connection.execute(RESULTS.insert().values(round_id=round_id, member_id=member_id, hints=0, moves=0))
+            values = {"round_id": round_id, "member_id": member_id, "hints": 0, "moves": 0}
+            if quiet:
+                dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+                connection.execute(dialect.insert(RESULTS).values(**values).on_conflict_do_nothing())
+            else:
+                connection.execute(RESULTS.insert().values(**values))
             row = connection.execute(sa.select(RESULTS).where(where)).first()
         return row
 
@@ -859,14 +1155,14 @@ class ClassroomStore:
                            .values(best_score=score, best_stars=stars, **won))
 
     def _note_move(self, connection: Connection, round_id: int, member_id: int, now: datetime, score: float,
-                   stars: int, gates: list[float] | None) -> None:
-        """One more move in a member's results row: its score, their best (and when), their most stars, and their
-        gates (None keeps the last ones)."""
+                   stars: int, gates: list[float] | None, *, count: bool = True) -> None:
+        """One more move in a member's results row (`count=False`: a result without a move): its score, their best
+        (and when), their most stars, and their gates (None keeps the last ones)."""
         old = self._result_row(connection, round_id, member_id)
         best = old.best_score is None or score > old.best_score
+        moved = {"moves": old.moves + 1, "last_move": now, "first_move": old.first_move or now} if count else {}
         connection.execute(RESULTS.update().where(RESULTS.c.round_id == round_id, RESULTS.c.member_id == member_id)
-                           .values(score=score, gates=gates if gates is not None else old.gates,
-                                   moves=old.moves + 1, last_move=now, first_move=old.first_move or now,
+                           .values(score=score, gates=gates if gates is not None else old.gates, **moved,
                                    stars=max(stars, old.stars or 0), best_score=score if best else old.best_score,
                                    best_at=now if best else old.best_at))
 
@@ -912,7 +1208,7 @@ def _result(row: Row) -> Result:
 
 def _round(row: Row) -> Round:
     return Round(row.id, row.kind, row.level_id, row.started, row.ended, row.best_score, row.best_stars, row.lang,
-                 row.level_code)
+                 row.level_code, row.variant, bool(row.exam), bool(row.target_shown))
 
 
 def _naive(moment: datetime | str | None) -> datetime | None:

@@ -37,13 +37,20 @@ def test_refusal_counts_the_client_its_address_and_everyone() -> None:
     assert refusal([("", "")] * PER_CLIENT, "", "") is None  # no session id and no address: only the total counts
 
 
-def test_the_address_is_the_socket_peer_unless_behind_a_space_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SPACE_ID", raising=False)
-    monkeypatch.delenv("DRAGON_BEHIND_PROXY", raising=False)
+def test_the_address_is_the_socket_peer_unless_it_is_a_trusted_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRUSTED_PROXIES", raising=False)
+    monkeypatch.setenv("SPACE_ID", "someone/dragon")  # a Space alone trusts no header: TRUSTED_PROXIES says who
     assert address_of(Peer("127.0.0.1", "6.6.6.6")) == "127.0.0.1"  # a header anyone can write counts for nothing
-    monkeypatch.setenv("SPACE_ID", "someone/dragon")
+    monkeypatch.setenv("TRUSTED_PROXIES", "10.0.0.0/8, 192.168.1.1")
     assert address_of(Peer("10.1.2.3", "6.6.6.6, 10.1.2.3")) == "6.6.6.6" and address_of(Peer("10.1.2.3")) == "10.1.2.3"
+    assert address_of(Peer("10.1.2.3", "1.1.1.1, 6.6.6.6")) == "6.6.6.6"  # what the caller wrote before it: not it
+    assert address_of(Peer("127.0.0.1", "6.6.6.6")) == "127.0.0.1"  # a peer not named is no proxy
+    monkeypatch.setenv("TRUSTED_PROXIES", "*")
+    assert address_of(Peer("127.0.0.1", "1.1.1.1, 6.6.6.6")) == "6.6.6.6"
     assert address_of(None) == ""
+    monkeypatch.setenv("TRUSTED_PROXIES", "proxy.local")
+    with pytest.raises(ValueError, match="TRUSTED_PROXIES"):
+        address_of(Peer("10.1.2.3"))
 
 
 def test_every_expensive_endpoint_is_guarded(app_server) -> None:

@@ -1,6 +1,7 @@
 """Who may queue an expensive call (a race, a training, the real model): a few per client, per address and in all,
 counted in Gradio's own queue when the call arrives; one more is refused at once, saying why."""
 
+import ipaddress
 import os
 from collections.abc import Iterable
 
@@ -11,22 +12,44 @@ IN_ALL = 32  # everyone's: past this the server would be minutes behind, so a ca
 EXPENSIVE = frozenset({"race", "heads_experiment", "grow", "prune", "crystal_ball", "tower"})
 
 
-def behind_proxy() -> bool:
-    """On a Hugging Face Space every request comes through its proxy, which names the caller in X-Forwarded-For;
-    elsewhere that header is whatever the caller wrote, so the socket's peer is the address."""
-    return bool(os.environ.get("SPACE_ID")) or os.environ.get("DRAGON_BEHIND_PROXY") == "1"
+def trusted_proxies(environ=os.environ) -> tuple[str, list]:
+    """TRUSTED_PROXIES: "*" (any peer is the proxy), or comma-separated IPs and CIDRs; ("", []) when unset."""
+    text = environ.get("TRUSTED_PROXIES", "").strip()
+    if text == "*":
+        return "*", []
+    networks = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        try:
+            networks.append(ipaddress.ip_network(part, strict=False))
+        except ValueError:
+            raise ValueError(f"TRUSTED_PROXIES: {part[:60]!r} is no IP address or CIDR") from None
+    return "", networks
 
 
-def address_of(request) -> str:
-    """The caller's address, from a Starlette request (or anything with .headers and .client)."""
+def is_proxy(host: str, networks: list) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return any(address in network for network in networks)
+
+
+def address_of(request, environ=os.environ) -> str:
+    """The caller's address, from a Starlette request (or anything with .headers and .client): the socket's peer,
+    unless the peer is a proxy TRUSTED_PROXIES names; then the last X-Forwarded-For entry that is not itself one of
+    those proxies (each proxy appends the address it saw: the entries before it are whatever the caller wrote)."""
     if request is None:
         return ""
-    if behind_proxy():
-        forwarded = request.headers.get("x-forwarded-for", "")
-        if forwarded.strip():
-            return forwarded.split(",")[0].strip()[:64]
     client = getattr(request, "client", None)
-    return str(getattr(client, "host", "") or "")
+    peer = str(getattr(client, "host", "") or "")
+    anyone, networks = trusted_proxies(environ)
+    if not (anyone or is_proxy(peer, networks)):
+        return peer
+    hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not is_proxy(hop, networks):
+            return hop[:64]
+    return hops[0][:64] if hops else peer
 
 
 def refusal(waiting: Iterable[tuple[str, str]], client: str, address: str) -> str | None:

@@ -6,7 +6,6 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,48 +13,29 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import segno
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from dragon.classroom import Classroom, dragon_levels, level_choice
-from dragon.classroom_store import ClassroomError, ClassroomStore, checked_gate, normal_code
+from dragon.classroom_store import ClassroomError, ClassroomStore, checked_gate, checked_id, normal_code
 from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
 from dragon.levels import LANGS, all_levels
-from ui.admission import address_of
+from ui.admission import address_of, trusted_proxies
 
 UI_ASSETS = Path(__file__).resolve().parent.parent / "assets" / "ui"
 MAX_API_BODY = 16_384  # a class request is small: a teacher level's share code (≤ 6,000 characters) is the largest
-OPENS_PER_HOUR = 20  # classes one address may open in an hour
+MAX_JSON_DEPTH = 32  # a class request nests two or three deep: far past that is an attack on the parser
+MAX_BROWSER_ID = 64
 SWEEP_EVERY_S = 300.0  # expired classes are deleted this often (and whenever a class is opened)
-STATUS = {"class.unknown": 404, "member.unknown": 404, "teacher.wrong_secret": 403, "move.too_fast": 429,
-          "class.opens": 429}  # any other rule refused: 409
+STATUS = {"class.unknown": 404, "member.unknown": 404, "move.too_fast": 429, "class.opens": 429,
+          "code.too_many": 429}  # any other rule refused: 409
+ROLES = ("teach", "join", "projector")
 log = logging.getLogger("dragon.refused")
 
 
-class Opens:
-    """How many classes each address opened in the last hour (bounded: the 1,000 most recent addresses)."""
-
-    def __init__(self, limit: int = OPENS_PER_HOUR, addresses: int = 1000) -> None:
-        self.limit, self.addresses = limit, addresses
-        self.times: OrderedDict[str, list[float]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def take(self, address: str, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        with self.lock:
-            recent = [t for t in self.times.pop(address, []) if now - t < 3600.0]
-            allowed = len(recent) < self.limit
-            if allowed:
-                recent.append(now)
-            self.times[address] = recent
-            while len(self.times) > self.addresses:
-                self.times.popitem(last=False)
-            return allowed
-
-
 def page(role: str) -> str:
-    """The class page for a role (teach / join): one HTML file with its style and script inlined."""
+    """The class page for a role (teach / join / projector): one HTML file with its style and script inlined."""
     html = (UI_ASSETS / "class.html").read_text(encoding="utf-8")
     return (html.replace("{{ROLE}}", role).replace("{{STYLE}}", (UI_ASSETS / "class.css").read_text("utf-8"))
             .replace("{{SCRIPT}}", (UI_ASSETS / "class.js").read_text("utf-8")))
@@ -80,6 +60,11 @@ def as_int(value: Any, name: str) -> int:
     return value
 
 
+def as_id(value: Any, name: str) -> int:
+    """A round's or member's id: a whole number 1…2³¹−1 (ValueError: a 400 on every backend, no engine's words)."""
+    return checked_id(as_int(value, name), name)
+
+
 def as_str(value: Any, name: str, cap: int) -> str:
     if not isinstance(value, str) or len(value) > cap:
         raise ValueError(f"{name} must be text of at most {cap} characters")
@@ -92,30 +77,46 @@ class ClassApi:
     def __init__(self, store: ClassroomStore) -> None:
         self.store = store
         self.room = Classroom(store)
-        self.opens = Opens()
-        self.pages = {role: page(role) for role in ("teach", "join")}
+        self.pages = {role: page(role) for role in ROLES}
 
     def open_class(self, body: dict, address: str) -> dict:
-        if not self.opens.take(address):
-            raise ClassroomError("class.opens", limit=OPENS_PER_HOUR)
+        self.store.take_open(address)  # counted in the database: replicas share it, a restart keeps it
         made = self.store.open_class()
-        return {"code": made.code, "secret": made.secret, "expires": made.expires.isoformat() + "Z"}
+        return {"code": made.code, "secret": made.secret, "projector": made.projector,
+                "expires": made.expires.isoformat() + "Z"}
+
+    def guarded(self, action: Callable[[dict], dict], body: dict, address: str) -> dict:
+        """A join, teacher or projector request: a wrong code (or secret, or key) counts against the address, and past
+        the limit is answered code.too_many; a right one is never slowed."""
+        try:
+            return action(body)
+        except ClassroomError as err:
+            if err.reason == "class.unknown":
+                self.store.wrong_code(address)
+            raise
 
     def teacher(self, body: dict) -> dict:
         code, secret = as_str(body.get("code"), "code", 16), as_str(body.get("secret"), "secret", 100)
         action = body.get("action")
         if action == "view":
             return self.room.teacher_view(code, secret)
+        if action == "show_target":
+            self.store.show_target(code, secret, as_id(body.get("round"), "round"))
+            return {"ok": True}
         if action == "start":
             lang = body.get("lang", "zh")
             return self.room.start(code, secret, as_str(body.get("kind"), "kind", 16),
                                    as_str(body.get("level"), "level", 64), lang if lang in LANGS else "zh",
                                    as_str(body.get("level_code") or "", "level_code", 6_100) or None)
         if action == "end_round":
-            self.store.end_round(code, secret, as_int(body.get("round"), "round"))
+            self.store.end_round(code, secret, as_id(body.get("round"), "round"))
             return {"ok": True}
         if action == "remove":
-            return {"removed": self.store.remove_member(code, secret, as_int(body.get("member"), "member"))}
+            many = body.get("members")
+            if many is not None and (not isinstance(many, list) or len(many) > 200):
+                raise ValueError("members must be a list of at most 200 member ids")
+            ids = [as_id(m, "member") for m in many] if many is not None else [as_id(body.get("member"), "member")]
+            return {"removed": self.store.remove_members(code, secret, ids)}
         if action == "settings":
             settings = body.get("settings")
             if not isinstance(settings, dict):
@@ -128,14 +129,28 @@ class ClassApi:
             return {"csv": self.room.csv_text(code, secret)}
         if action == "qr":
             if not self.store.is_teacher(code, secret):
-                raise ClassroomError("teacher.wrong_secret")
-            url = f"{checked_origin(body.get('origin'))}/?class={quote(normal_code(code))}"
-            return {"url": url, "svg": qr_svg(url)}
+                raise ClassroomError("class.unknown")
+            return join_qr(code, body.get("origin"))
         raise ValueError("unknown teacher action")
 
+    def projector(self, body: dict) -> dict:
+        """The projector's read-only calls, on its own key: the class's view (no CSV, no control) and the join QR."""
+        code, key = as_str(body.get("code"), "code", 16), as_str(body.get("key"), "key", 100)
+        action = body.get("action")
+        if action == "view":
+            return self.room.teacher_view(code, key, projector=True)
+        if action == "qr":
+            if not self.store.is_projector(code, key):
+                raise ClassroomError("class.unknown")
+            return join_qr(code, body.get("origin"))
+        raise ValueError("unknown projector action")
+
     def join(self, body: dict) -> dict:
-        made = self.store.join(as_str(body.get("code"), "code", 16), as_str(body.get("nickname"), "nickname", 200))
-        return {"token": made.token, "nickname": made.nickname, "code": normal_code(body["code"])}
+        browser = body.get("browser")
+        made = self.store.join(as_str(body.get("code"), "code", 16), as_str(body.get("nickname"), "nickname", 200),
+                               None if browser is None else as_str(browser, "browser", MAX_BROWSER_ID))
+        return {"token": made.token, "nickname": made.nickname, "code": normal_code(body["code"]),
+                "rejoined": made.rejoined}
 
     def student(self, body: dict) -> dict:
         token = as_str(body.get("token"), "token", 100)
@@ -144,7 +159,7 @@ class ClassApi:
             return self.room.student_view(token)
         if action == "move":
             head = body.get("head")
-            return self.room.dragon_move(token, as_int(body.get("round"), "round"),
+            return self.room.dragon_move(token, as_id(body.get("round"), "round"),
                                          None if head is None else as_int(head, "head"), checked_gate(body.get("gate")))
         if action in ("play", "hint"):
             gates = body.get("gates")
@@ -152,7 +167,7 @@ class ClassApi:
                 raise ValueError("gates must be a list of 8 numbers in 0…1")
             gates = [checked_gate(g) for g in gates]
             fn = self.room.everyone_move if action == "play" else self.room.everyone_hint
-            return fn(token, as_int(body.get("round"), "round"), gates)
+            return fn(token, as_id(body.get("round"), "round"), gates)
         if action == "leave":
             return {"left": self.store.leave(token)}
         raise ValueError("unknown student action")
@@ -163,6 +178,12 @@ class ClassApi:
                 "all": [level_choice(lv, lang) for lv in all_levels().values()],
                 "heads": [{"id": h, "zh": HEAD_NAMES[h][0], "en": HEAD_NAMES[h][1], "color": HEAD_COLORS[h]}
                           for h in HEADS]}
+
+
+def join_qr(code: str, origin: Any) -> dict:
+    """The class's join link on the page's origin, and its QR code."""
+    url = f"{checked_origin(origin)}/?class={quote(normal_code(code))}"
+    return {"url": url, "svg": qr_svg(url)}
 
 
 def refused(err: Exception) -> JSONResponse:
@@ -201,6 +222,7 @@ class ClassRoutes:
 
     def __init__(self, app: ASGIApp, store: ClassroomStore) -> None:
         self.app = app
+        trusted_proxies()  # a TRUSTED_PROXIES the server cannot read stops the start, not every request
         self.api = ClassApi(store)
         ROOM[:] = [self.api.room]
         threading.Thread(target=self.sweep, daemon=True, name="class-sweep").start()
@@ -238,6 +260,8 @@ class ClassRoutes:
                 return HTMLResponse(self.api.pages["join"], headers=NO_STORE)
             if path == "/class/teach":
                 return HTMLResponse(self.api.pages["teach"], headers=NO_STORE)
+            if path == "/class/projector":
+                return HTMLResponse(self.api.pages["projector"], headers=NO_STORE)
             if path == "/class/api/levels":
                 return JSONResponse(self.api.levels(request.query_params.get("lang", "zh")))
             return JSONResponse({"error": "not_found"}, status_code=404)
@@ -248,12 +272,17 @@ class ClassRoutes:
             name = path.removeprefix("/class/api/")
             if name == "open":
                 result = await run_in_threadpool(self.api.open_class, body, address_of(request))
-            elif name in ("teacher", "join", "student"):
-                result = await run_in_threadpool(getattr(self.api, name), body)
+            elif name in ("teacher", "join", "projector"):
+                result = await run_in_threadpool(self.api.guarded, getattr(self.api, name), body, address_of(request))
+            elif name == "student":
+                result = await run_in_threadpool(self.api.student, body)
             else:
                 return JSONResponse({"error": "not_found"}, status_code=404)
         except (ClassroomError, ValueError, OverflowError) as err:
             return refused(err)
+        except ClientDisconnect:  # the caller went mid-body: nothing to answer, one line to say so
+            log.warning("class request dropped by the client: %s", path)
+            return Response(status_code=400)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -274,9 +303,37 @@ async def read_json(request: Request) -> dict:
             raise ValueError(f"a class request is at most {MAX_API_BODY} bytes")
         chunks.append(chunk)
     try:
-        body = json.loads(b"".join(chunks).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("the request is not JSON") from None
+    if json_depth(text) > MAX_JSON_DEPTH:  # before the parser recurses into it
+        raise ValueError(f"a class request nests at most {MAX_JSON_DEPTH} deep")
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError:
         raise ValueError("the request is not JSON") from None
     if not isinstance(body, dict):
         raise ValueError("the request must be a JSON object")
     return body
+
+
+def json_depth(text: str) -> int:
+    """How deep JSON text nests its arrays and objects (brackets inside strings left out)."""
+    depth = most = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif char in "]}":
+            depth -= 1
+    return most
