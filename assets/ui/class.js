@@ -23,7 +23,7 @@
       your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
       up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。",
       ended: "这一轮已结束。等老师开始下一轮。", removed: "你已不在这堂课里（被移出、课已结束或已过期）。",
-      no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", join_other: "加入另一堂课",
+      no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", no_round_projector: "还没有开始任何一轮：扫码或输入课堂码加入，等老师开始。", join_other: "加入另一堂课",
       dragon_goal: "怎么玩：拖动你的头的滑块。全班的得分＝所有头合在一起的输出有多接近这一关的目标；每个头要调到合适的大小，大家一起让得分到 95（★★★）。",
       everyone_goal: "怎么玩：调这八个头的滑块，让龙的合成输出接近这一关的目标；得分 70 是 ★，85 是 ★★，95 是 ★★★。",
       links_even: "它在这里把注意力平均分给了这些词：",
@@ -75,7 +75,7 @@
       your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
       up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.",
       ended: "This round has ended. Wait for the teacher's next one.", removed: "You are no longer in this class (removed, ended or expired).",
-      no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", join_other: "Join another class",
+      no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", no_round_projector: "No round yet: join with the QR code or the class code, and wait for the teacher to start one.", join_other: "Join another class",
       dragon_goal: "How to play: drag your head's slider. The class score says how close the fused output of all the heads is to this level's target; set each head just right, together, to reach 95 (★★★).",
       everyone_goal: "How to play: set the eight heads' sliders so the dragon's fused output comes close to this level's target; a score of 70 is ★, 85 is ★★, 95 is ★★★.",
       links_even: "Here it spreads its attention evenly over these words:",
@@ -372,7 +372,7 @@
     $("code").textContent = view.code;
     drawMembers(view, controls);
     $("join-card").classList.toggle("compact", Boolean(view.round));
-    $("board").replaceChildren(view.round ? board(view.round, view) : el("p", { class: "lead" }, t("no_round")));
+    $("board").replaceChildren(view.round ? board(view.round, view) : el("p", { class: "lead" }, t(controls ? "no_round" : "no_round_projector")));
     if (controls) $("summary").replaceChildren(summaryTable(view.summary));
   }
   // the members, drawn again only when they change (a ticked box stays ticked between polls); left ones greyed
