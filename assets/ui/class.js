@@ -313,6 +313,12 @@
     try {
       const qr = await ask("qr", { origin: location.origin });
       $("qr").innerHTML = qr.svg; // made by the server (segno) from the page's origin and the class code: no typed text
+      const svg = $("qr").querySelector("svg"); // scaled by the page's CSS, not cut: its own size becomes its viewBox
+      if (svg && !svg.getAttribute("viewBox") && svg.getAttribute("width")) {
+        svg.setAttribute("viewBox", `0 0 ${svg.getAttribute("width")} ${svg.getAttribute("height") || svg.getAttribute("width")}`);
+        svg.removeAttribute("width");
+        svg.removeAttribute("height");
+      }
       $("qr").setAttribute("aria-label", qr.url);
       $("join-url").textContent = qr.url;
       $("join-url").href = qr.url;
