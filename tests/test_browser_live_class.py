@@ -1,10 +1,13 @@
 """A live class in real Chromium: a teacher at a 1920 × 1080 projector and nine students (one on a 390 × 844 phone)
 play a class-dragon round to ★★★ and an everyone-plays round, the teacher exports the CSV and reads it back. Nicknames
 carrying markup and template text show as text, and no script of theirs runs; viewport screenshots go to
-test-artifacts/ to be looked at."""
+test-artifacts/ to be looked at. Then a class the teacher can trust: the projector page on its own link (no secret in
+its address or page, every word ≥ 24 px on one 1920 × 1080 screen), joins locked, two students removed at once, an
+exam round whose target the board draws only after it ends, with the why (screenshots in /tmp/class-shots/)."""
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
@@ -117,7 +120,7 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     path = ARTIFACTS / "class-results.csv"
     download.value.save_as(path)
     rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
-    everyone = [r for r in rows if r["kind"] == "everyone"]
+    everyone = [r for r in rows if r["kind"] == "everyone" and int(r["moves"] or 0) > 0]  # moves 0: opened, not played
     assert sorted(r["nickname"] for r in everyone) == sorted(NAMES[:6])
     assert sum(r["stars"] == "3" for r in everyone) >= 4
     assert any(r["kind"] == "dragon" and r["stars"] == "3" for r in rows)
@@ -138,4 +141,163 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     shot(phone, "class-student-phone-lab")
 
     assert teacher.locator("#members svg, #members img, .players svg").count() == 0
+    assert not dialogs and not errors, (dialogs, errors)
+
+
+# --- results a teacher can trust (issue 26): a projector on its own link, a lock, a removal, an exam round ----------
+
+SHOTS = Path("/tmp/class-shots")
+ZH = {  # the page's words (assets/ui/class.js, zh: a class link opens in Chinese)
+    "locked": "老师锁定了这堂课：现在不能加入。", "removed": "你已被移出这堂课，不能再加入。",
+    "gone": "你已不在这堂课里", "exam_on": "考试模式：没有提示。",
+}  # fmt: skip
+# every word the projector shows, at its drawn size (an svg's text scaled by its viewBox), in CSS px
+SMALL_TEXT = """() => {
+  const out = [];
+  for (const node of document.querySelectorAll("body *")) {
+    if (!node.getClientRects().length) continue;
+    const own = [...node.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim());
+    if (!own) continue;
+    let size = parseFloat(getComputedStyle(node).fontSize);
+    const svg = node.closest("svg");
+    const box = svg && svg.viewBox.baseVal;
+    if (box && box.width) size *= svg.getBoundingClientRect().width / box.width;
+    const what = `${node.tagName}.${node.className?.baseVal ?? node.className}: ${node.textContent.trim().slice(0, 9)}`;
+    if (size < 23.9) out.push(`${what} (${size.toFixed(1)})`);
+  }
+  return out;
+}"""
+WHOLLY_IN_VIEW = """(s) => { const r = document.querySelector(s).getBoundingClientRect();
+  return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+
+
+def snap(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))  # the viewport, as it is seen
+
+
+def join(new, app_url: str, code: str, name: str, size: str = "desktop"):
+    page = new(size)
+    page.goto(f"{app_url}?class={code}")
+    page.wait_for_selector("#nickname:visible")
+    page.fill("#nickname", name)
+    page.click("#join-form button[type=submit]")
+    return page
+
+
+def refused_with(page, words: str) -> None:
+    page.wait_for_function(
+        "(w) => { const n = document.querySelector('#notice'); return !n.hidden && n.textContent.includes(w); }",
+        arg=words, timeout=10_000)  # fmt: skip
+    assert page.locator("#play").is_hidden()
+
+
+def test_a_class_the_teacher_can_trust(app_url: str, contexts) -> None:
+    load_levels()
+    new, dialogs, errors = contexts
+    teacher = new("desktop")
+    teacher.goto(f"{app_url}?teach=1")
+    teacher.wait_for_selector("#open:visible")
+    teacher.click("#open")
+    teacher.wait_for_function("document.querySelector('#code').textContent.length === 6")
+    code = teacher.text_content("#code")
+    secret = dict(p.split("=", 1) for p in teacher.url.split("#", 1)[1].split("&"))["secret"]
+    students = {name: join(new, app_url, code, name, "phone" if k == 0 else "desktop")
+                for k, name in enumerate(["小红", "Dan", "Eve", "Fay"])}  # fmt: skip
+    for page in students.values():
+        page.wait_for_selector("#my-name:visible")
+    teacher.wait_for_function("document.querySelector('#count').textContent === '4'")
+
+    # --- the projector link (store: open's and view's `projector`, GET /class/projector, /class/api/projector)
+    try:
+        teacher.wait_for_function("document.querySelector('#projector-link').value.includes('key=')", timeout=5_000)
+    except Exception:
+        pytest.skip("needs the store's projector key (view.projector)")
+    link = teacher.input_value("#projector-link")
+    assert link.startswith(f"{app_url.rstrip('/')}/class/projector#code={code}&key=") and secret not in link
+    snap(teacher, "teacher-1366x900")
+    projector = new("projector")  # a context of its own: the teacher's storage and link are not there
+    projector.goto(link)
+    projector.wait_for_selector("#qr svg")
+    projector.wait_for_function("document.querySelector('#count').textContent === '4'")
+    assert secret not in projector.url and secret not in projector.content()
+    assert projector.locator("#controls, #secret-box, #summary, #projector-box, #csv, #end-class, #members button, "
+                             "#members input").count() == 0  # fmt: skip
+    assert projector.text_content("#join-url").endswith(f"/?class={code}")
+    for part in ("#code", "#join-url", "#qr svg"):
+        assert projector.evaluate(WHOLLY_IN_VIEW, part), f"{part} is not in view on the projector"
+    assert projector.evaluate(SMALL_TEXT) == []
+    snap(projector, "projector-1920x1080-joined")
+
+    # --- lock joins: a join is refused with the page's words (store: settings.locked, class.locked)
+    teacher.check("#locked")
+    teacher.wait_for_timeout(700)
+    late = join(new, app_url, code, "Gus")
+    refused_with(late, ZH["locked"])
+    snap(late, "join-locked-1366x900")
+    teacher.uncheck("#locked")
+
+    # --- two students removed at once: their pages say so, and they cannot come back under that name
+    for name in ("Eve", "Fay"):
+        teacher.locator("#members li", has_text=name).locator("input[type=checkbox]").check()
+    teacher.wait_for_timeout(700)  # two polls: the ticks stay ticked
+    assert teacher.locator("#members input[type=checkbox]:checked").count() == 2
+    teacher.click("#remove-selected")
+    teacher.wait_for_function("document.querySelector('#count').textContent === '2'")
+    shown = teacher.eval_on_selector_all("#members li:not(.left) > span", "els => els.map(e => e.textContent)")
+    assert sorted(shown) == sorted(["小红", "Dan"])
+    students["Eve"].wait_for_selector(f"#mine :text('{ZH['gone']}')", timeout=10_000)
+    again = join(new, app_url, code, "Fay")
+    refused_with(again, ZH["removed"])
+    projector.wait_for_function("document.querySelector('#count').textContent === '2'")
+
+    # --- an exam round: no hint, no target drawn while open; after End the round, the target and the why
+    teacher.check("#exam")
+    teacher.wait_for_timeout(700)
+    teacher.select_option("#everyone-level", EVERYONE)
+    teacher.click("#start-everyone")
+    playing = [students["小红"], students["Dan"]]
+    for page in playing:
+        page.wait_for_selector("#g-7")
+        assert page.locator("#hint").count() == 0
+        assert ZH["exam_on"] in page.text_content("#mine")
+        # the start-of-round score is the server's, for the sliders shown (never 0.0 beside sliders at 0.5)
+        assert float(page.text_content("#my-score")) > 0
+    teacher.wait_for_selector("#show-target", state="hidden")
+    for page, value in zip(playing, (0.9, 0.2), strict=True):
+        for h in range(8):
+            set_slider(page, f"#g-{h}", value)
+        page.wait_for_timeout(400)
+    for page in (teacher, projector):
+        page.wait_for_selector(".board .spread svg")
+        page.wait_for_function("[...document.querySelectorAll('.hist > div > span:first-child')]"
+                               ".reduce((n, s) => n + Number(s.textContent), 0) === 2", timeout=10_000)
+        assert page.locator(".board svg text.target").count() == 0 and "◆" not in page.text_content(".board")
+        assert page.locator(".board .why").count() == 0
+    assert projector.evaluate(SMALL_TEXT) == []
+    snap(projector, "projector-1920x1080-exam-open")
+    snap(playing[0], "student-390x844-exam")
+    teacher.click("#end-round")
+    for page in (teacher, projector):
+        page.wait_for_selector(".board .why", timeout=10_000)
+        assert page.locator(".board svg text.target").count() == 8
+    assert projector.evaluate(SMALL_TEXT) == []
+    assert projector.evaluate(WHOLLY_IN_VIEW, "#code") and projector.evaluate(WHOLLY_IN_VIEW, "#join-url")
+    snap(projector, "projector-1920x1080-exam-ended")
+    snap(teacher, "teacher-1366x900-exam-ended")
+
+    # --- outside an exam the teacher may show the target of an open round: the projector draws it then
+    teacher.uncheck("#exam")
+    teacher.wait_for_timeout(700)
+    teacher.select_option("#everyone-level", EVERYONE)
+    teacher.click("#start-everyone")
+    teacher.wait_for_selector("#show-target:visible")
+    projector.wait_for_function("() => !document.querySelector('.board h2').textContent.includes('—')")
+    assert projector.locator(".board svg text.target").count() == 0
+    teacher.click("#show-target")
+    projector.wait_for_function("document.querySelectorAll('.board svg text.target').length === 8", timeout=10_000)
+    teacher.wait_for_selector("#show-target", state="hidden")
+    snap(projector, "projector-1920x1080-target-shown")
+
+    assert secret not in projector.content()
     assert not dialogs and not errors, (dialogs, errors)

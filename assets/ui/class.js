@@ -1,4 +1,5 @@
-// The live class's page (ui/class_routes.py): the teacher's projector and controls, or a student's part of the round.
+// The live class's page (ui/class_routes.py): the teacher's board and controls, the projector's read-only board (its own
+// key, never the teacher's secret), or a student's part of the round.
 // Every text a class typed (nicknames) goes into the page as text (textContent), never as HTML.
 (() => {
   "use strict";
@@ -16,16 +17,27 @@
       you_are: "你是", class: "课堂", leave: "退出", waiting: "等老师开始这一轮……", no_members: "还没有同学加入。",
       class_score: "全班得分", won: "全班一起赢了！★★★", your_head: "你的头", team: "队里人数", class_value: "全队平均",
       finds: "这个头在文中最强的联系（真实注意力）：", hears: "课文说这个头听到（占它在不同词之间注意力的比例）：",
-      hears_silent: "课文说：这个头在这段文字里几乎什么也没听到（它在这里是安静的）。", moved: "已动", not_moved: "未动", target: "目标",
+      hears_silent: "这个头在这段文字里是安静的。", moved: "已动", not_moved: "未动", target: "目标",
       stars_count: "各星级人数", not_played: "还没玩", players: "名单", spread: "全班每个头的取值（箱线）与目标（◆）",
       round: "轮", kind: "方式", played: "玩过", mean_best: "平均最高分", class_best: "全班最高", summary: "每轮小结",
       your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
       up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。",
       ended: "这一轮已结束。等老师开始下一轮。", removed: "你已不在这堂课里（被移出、课已结束或已过期）。",
-      no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", join_other: "加入另一堂课",
+      no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", no_round_projector: "还没有开始任何一轮：扫码或输入课堂码加入，等老师开始。", join_other: "加入另一堂课",
       dragon_goal: "怎么玩：拖动你的头的滑块。全班的得分＝所有头合在一起的输出有多接近这一关的目标；每个头要调到合适的大小，大家一起让得分到 95（★★★）。",
       everyone_goal: "怎么玩：调这八个头的滑块，让龙的合成输出接近这一关的目标；得分 70 是 ★，85 是 ★★，95 是 ★★★。",
       links_even: "它在这里把注意力平均分给了这些词：",
+      projector_link: "投影链接：", projector_help: "投影上请打开这个链接，不要打开老师链接：它只能看，不能控制课堂，也看不到成绩表。",
+      copy: "复制", copied: "已复制投影链接。", copy_failed: "没能自动复制：请选中链接自己复制。", open_projector: "在新窗口打开",
+      projector_link_label: "投影链接", teacher_link_label: "老师链接",
+      remove_selected: "移出所选同学", removed_n: "已移出 {n} 位同学。", remove_one: "移出 {name}", select_one: "选中 {name}", left: "已退出",
+      lock_joins: "锁定加入（新同学不能再加入）", class_size: "课堂人数上限（2–200）", size_bad: "人数上限是 2 到 200 之间的整数。",
+      show_target: "在投影上显示目标", exam_badge: "考试", holders: "拿着这个头：", nobody: "没有人", have_played: "已动过：",
+      not_moved_yet: "还没动：", progress: "每位同学的进度", started: "已打开", answered: "已作答", student: "同学", stars: "星",
+      target_vs: "目标 {target} · 全班 {class}", why_title: "全班讨论时间：为什么是这个目标？", spread_open: "全班每个头的取值（箱线）",
+      projector_bad: "这个投影链接不完整：请在老师页面上重新复制。", projector_title: "投影",
+      net_unsaved: "连不上服务器：你刚才的移动还没保存，服务器一回来就会自动重发。", resent: "服务器回来了：你的移动已经发送。",
+      not_saved: "你在断线时的移动没有保存：{reason}", exam_round: "考试轮：没有提示，这一轮结束前不显示目标。",
       kinds: { dragon: "全班一条龙", everyone: "人人闯关" },
       errors: {
         "class.unknown": "没有这个课堂码（可能已结束或过期）。", "member.unknown": "你已不在这堂课里。",
@@ -35,6 +47,10 @@
         "round.ended": "这一轮已结束。", "round.unknown": "这一轮不存在。", "round.kind": "这一轮不是这种玩法。",
         "round.no_members": "还没有同学加入，不能开始全班一条龙。", "head.none": "这个头不是你的。",
         "hint.exam": "考试模式：没有提示。", "class.opens": "这个地址一小时内开的课太多了（最多 {limit}）。",
+        "class.locked": "老师锁定了这堂课：现在不能加入。", "member.removed": "你已被移出这堂课，不能再加入。",
+        "nickname.no_letter": "昵称里至少要有一个看得见的字、字母或数字。", "nickname.marks": "昵称里有一个字叠了太多符号。",
+        "nickname.class_row": "这个昵称像成绩表里“全班”那一行：换一个吧。", "nickname.confusable": "这个昵称和班里的“{like}”看起来太像了：换一个吧。",
+        "code.too_many": "输错课堂码的次数太多了：请 {wait_s} 秒后再试。", "target.exam": "考试轮里不能显示目标。",
         bad_request: "请求不对：{message}", server: "服务器出错了，请再试一次。", network: "连不上服务器，正在重试……",
       },
     },
@@ -53,16 +69,27 @@
       class_score: "Class score", won: "The class won together! ★★★", your_head: "Your head", team: "team size", class_value: "team mean",
       finds: "This head's strongest links in the text (its real attention):",
       hears: "The lesson says this head hears (its share of attention between different words):",
-      hears_silent: "The lesson says this head hears almost nothing in this text (it is silent here).", moved: "moved", not_moved: "not moved yet", target: "target",
+      hears_silent: "This head is silent in this text.", moved: "moved", not_moved: "not moved yet", target: "target",
       stars_count: "Students at each star count", not_played: "not yet", players: "Players", spread: "The class's value of each head (box) and the target (◆)",
       round: "Round", kind: "Mode", played: "Played", mean_best: "Mean best", class_best: "Class best", summary: "Each round",
       your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
       up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.",
       ended: "This round has ended. Wait for the teacher's next one.", removed: "You are no longer in this class (removed, ended or expired).",
-      no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", join_other: "Join another class",
+      no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", no_round_projector: "No round yet: join with the QR code or the class code, and wait for the teacher to start one.", join_other: "Join another class",
       dragon_goal: "How to play: drag your head's slider. The class score says how close the fused output of all the heads is to this level's target; set each head just right, together, to reach 95 (★★★).",
       everyone_goal: "How to play: set the eight heads' sliders so the dragon's fused output comes close to this level's target; a score of 70 is ★, 85 is ★★, 95 is ★★★.",
       links_even: "Here it spreads its attention evenly over these words:",
+      projector_link: "Projector link:", projector_help: "Put this link, not the teacher link, on the projector: it only shows the class, it can control nothing and read no results.",
+      copy: "Copy", copied: "Projector link copied.", copy_failed: "Could not copy it: select the link and copy it yourself.", open_projector: "Open in a new window",
+      projector_link_label: "Projector link", teacher_link_label: "Teacher link",
+      remove_selected: "Remove the selected", removed_n: "Removed {n} students.", remove_one: "Remove {name}", select_one: "Select {name}", left: "left",
+      lock_joins: "Lock joins (no one new can join)", class_size: "Class size (2–200)", size_bad: "The class size is a whole number from 2 to 200.",
+      show_target: "Show the target on the projector", exam_badge: "exam", holders: "Held by:", nobody: "no one", have_played: "Have moved:",
+      not_moved_yet: "Not yet:", progress: "Each student's progress", started: "opened", answered: "answered", student: "Student", stars: "Stars",
+      target_vs: "target {target} · class {class}", why_title: "Time for the class discussion: why this target?", spread_open: "The class's value of each head (box)",
+      projector_bad: "This projector link is incomplete: copy it again from the teacher's page.", projector_title: "Projector",
+      net_unsaved: "Cannot reach the server: your last move is not saved yet; it is sent again as soon as the server is back.", resent: "The server is back: your move was sent.",
+      not_saved: "Your move made while the server was away was not saved: {reason}", exam_round: "Exam round: no hints, and the target stays hidden until the round ends.",
       kinds: { dragon: "Class dragon", everyone: "Everyone plays" },
       errors: {
         "class.unknown": "No class has this code (it may have ended or expired).", "member.unknown": "You are no longer in this class.",
@@ -72,6 +99,10 @@
         "round.ended": "This round has ended.", "round.unknown": "There is no such round.", "round.kind": "This round is played another way.",
         "round.no_members": "No one has joined yet: a class dragon needs students.", "head.none": "That head is not yours.",
         "hint.exam": "Exam mode: no hints.", "class.opens": "This address opened too many classes this hour (at most {limit}).",
+        "class.locked": "The teacher has locked this class: no one new can join now.", "member.removed": "You were removed from this class and cannot join it again.",
+        "nickname.no_letter": "A nickname needs at least one visible letter, digit or character.", "nickname.marks": "A character of this nickname carries too many marks.",
+        "nickname.class_row": "This nickname looks like the results' class row: pick another.", "nickname.confusable": "This nickname looks too much like “{like}” in the class: pick another.",
+        "code.too_many": "Too many wrong class codes: try again in {wait_s} s.", "target.exam": "An exam round's target cannot be shown.",
         bad_request: "Bad request: {message}", server: "The server failed: try again.", network: "Cannot reach the server: trying again…",
       },
     },
@@ -101,16 +132,28 @@
   const evenly = (links) => links.length > 1 && links.every((l) => l.from === links[0].from && Math.abs(l.weight - links[0].weight) < 0.01);
   const starsText = (n) => el("span", { class: "stars", "aria-label": `${n}/3` }, "★".repeat(n), el("span", { class: "off" }, "★".repeat(3 - n)));
 
-  function notice(text, ok = false) {
+  // a notice keeps its kind ("network", "server", a refusal's reason…), so a request that succeeds again clears only what it answers
+  let noticeWords = null; // the shown notice's words as a function: said again in the other language on a switch
+  function notice(text, ok = false, kind = "") {
     const box = $("notice");
+    noticeWords = typeof text === "function" ? [text, ok, kind] : null;
+    if (typeof text === "function") text = text();
     box.textContent = text || "";
     box.classList.toggle("ok", ok);
+    box.dataset.kind = text ? kind : "";
     box.hidden = !text;
+  }
+  const unreachable = (err) => err?.error === "network" || err?.error === "server";
+  function clearUnreachable() {
+    if (["network", "server"].includes($("notice").dataset.kind)) notice("");
   }
   function errorText(body) {
     const words = T[lang].errors[body?.error] || T[lang].errors.server;
-    return fill(words, { ...(body?.detail || {}), message: body?.message || "" });
+    const detail = { ...(body?.detail || {}), message: body?.message || "" };
+    if (typeof detail.wait_s === "number") detail.wait_s = Math.max(1, Math.ceil(detail.wait_s));
+    return fill(words, detail);
   }
+  const refusal = (err) => notice(() => errorText(err), false, err?.error || "server");
   async function api(name, body) {
     let response;
     try {
@@ -120,12 +163,13 @@
     }
     let data = {};
     try { data = await response.json(); } catch (_) { data = { error: "server" }; }
-    if (!response.ok) throw data;
+    if (!response.ok) throw response.status >= 500 && !data.error ? { error: "server" } : data;
     return data;
   }
   function translate() {
     document.documentElement.lang = lang === "zh" ? "zh" : "en";
     for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+    for (const node of document.querySelectorAll("[data-tl]")) node.setAttribute("aria-label", t(node.dataset.tl));
     for (const b of document.querySelectorAll("[data-lang]")) b.setAttribute("aria-pressed", String(b.dataset.lang === lang));
   }
   async function loadLevels() {
@@ -139,6 +183,7 @@
       lang = b.dataset.lang;
       localStorage.setItem("dragon.class.lang", lang);
       translate();
+      if (noticeWords && !$("notice").hidden) notice(...noticeWords);
       await loadLevels();
       if (role === "teach") fillLevelPicks();
       redraw();
@@ -168,7 +213,7 @@
           const made = await api("open", {});
           location.hash = `code=${made.code}&secret=${made.secret}`;
           show("start", false);
-          creds = teacherCreds();
+          creds = { ...teacherCreds(), projector: made.projector };
           runTeacher(creds);
         } catch (err) {
           notice(errorText(err));
@@ -181,20 +226,12 @@
   }
   async function runTeacher(creds) {
     const ask = (action, extra = {}) => api("teacher", { code: creds.code, secret: creds.secret, action, ...extra });
-    let view = null;
+    let view = null, projectorKey = creds.projector || "";
+    const selected = new Set(); // the members ticked for "remove selected"
     show("teach");
     fillLevelPicks();
     $("secret-link").value = location.href;
-    try {
-      const qr = await ask("qr", { origin: location.origin });
-      $("qr").innerHTML = qr.svg; // made by the server (segno) from the page's origin and the class code: no typed text
-      $("qr").setAttribute("aria-label", qr.url);
-      $("join-url").textContent = qr.url;
-      $("join-url").href = qr.url;
-    } catch (err) {
-      notice(errorText(err));
-      if (err.error === "class.unknown" || err.error === "teacher.wrong_secret") return;
-    }
+    if (!(await showQr(ask))) return;
     const act = async (action, extra) => {
       try {
         const out = await ask(action, extra);
@@ -202,17 +239,35 @@
         await poll();
         return out;
       } catch (err) {
-        notice(errorText(err));
+        refusal(err);
         return null;
       }
     };
+    const removeMembers = async (ids) => {
+      const out = await act("remove", ids.length === 1 ? { member: ids[0] } : { members: ids });
+      if (out) {
+        for (const id of ids) selected.delete(id);
+        notice(fill(t("removed_n"), { n: out.removed ?? ids.length }), true, "done");
+        if (view) drawMembers(view, controls);
+      }
+    };
+    const controls = { selected, remove: removeMembers, changed: () => { $("remove-selected").disabled = !selected.size; } };
     $("start-dragon").addEventListener("click", () => act("start", {
       kind: "dragon", level: $("dragon-code").value.trim() ? "" : $("dragon-level").value,
       level_code: $("dragon-code").value.trim(), lang: $("dragon-lang").value }));
     $("start-everyone").addEventListener("click", () => act("start", { kind: "everyone", level: $("everyone-level").value, lang: $("everyone-lang").value }));
     $("end-round").addEventListener("click", () => view?.round && act("end_round", { round: view.round.id }));
+    $("show-target").addEventListener("click", () => view?.round && act("show_target", { round: view.round.id }));
+    $("remove-selected").addEventListener("click", () => selected.size && removeMembers([...selected]));
     $("show-names").addEventListener("change", (e) => act("settings", { settings: { show_names: e.target.checked } }));
     $("exam").addEventListener("change", (e) => act("settings", { settings: { exam: e.target.checked } }));
+    $("locked").addEventListener("change", (e) => act("settings", { settings: { locked: e.target.checked } }));
+    $("size").addEventListener("change", (e) => {
+      const size = Number(e.target.value);
+      if (!Number.isInteger(size) || size < 2 || size > 200) { notice(t("size_bad"), false, "size"); return; }
+      act("settings", { settings: { size } });
+    });
+    $("copy-projector").addEventListener("click", () => copyLink($("projector-link")));
     $("hide-controls").addEventListener("click", () => { document.body.classList.add("projector"); show("show-controls"); });
     $("show-controls").addEventListener("click", () => { document.body.classList.remove("projector"); show("show-controls", false); });
     $("csv").addEventListener("click", async () => {
@@ -228,57 +283,195 @@
       const out = await act("end_class");
       if (out) { location.hash = ""; location.reload(); }
     });
+    const showProjectorLink = (key) => {
+      $("projector-box").hidden = !key; // no key from the server: no link to give
+      if (!key || key === projectorKey && $("projector-link").value) return;
+      projectorKey = key;
+      const link = `${location.origin}/class/projector#code=${encodeURIComponent(creds.code)}&key=${encodeURIComponent(key)}`;
+      $("projector-link").value = link;
+      $("open-projector").href = link;
+    };
+    showProjectorLink(projectorKey);
     async function poll() {
       try {
-        view = await ask("view");
-        drawTeacher(view, (id) => act("remove", { member: id }));
-        if ($("notice").textContent === T[lang].errors.network) notice("");
+        view = await ask("view", { lang });
+        clearUnreachable();
+        showProjectorLink(view.projector);
+        drawClass(view, controls);
+        drawTeacherControls(view);
       } catch (err) {
-        notice(errorText(err));
+        refusal(err);
         if (err.error === "class.unknown") { clearInterval(timer); }
       }
     }
-    redraw = () => view && drawTeacher(view, (id) => act("remove", { member: id }));
+    redraw = () => { if (view) { drawClass(view, controls); drawTeacherControls(view); } poll(); };
     const timer = setInterval(poll, 600);
     poll();
   }
-  function drawTeacher(view, remove) {
-    $("code").textContent = view.code;
-    $("count").textContent = String(view.members.length);
-    $("members").replaceChildren(...(view.members.length ? view.members.map((m) => el("li", {}, el("span", {}, m.nickname),
-      el("button", { type: "button", title: "×", "aria-label": `remove ${m.nickname}`, onclick: () => remove(m.id) }, "×"))) : [el("li", {}, t("no_members"))]));
-    for (const [id, key] of [["show-names", "show_names"], ["exam", "exam"]]) if (document.activeElement !== $(id)) $(id).checked = view.settings[key];
-    $("join-card").classList.toggle("compact", Boolean(view.round));
-    $("board").replaceChildren(view.round ? board(view.round) : el("p", { class: "lead" }, t("no_round")));
-    $("summary").replaceChildren(summaryTable(view.summary));
+  // the join link and its QR code, made by the server from the page's origin; false when the class is not there
+  async function showQr(ask) {
+    try {
+      const qr = await ask("qr", { origin: location.origin });
+      $("qr").innerHTML = qr.svg; // made by the server (segno) from the page's origin and the class code: no typed text
+      const svg = $("qr").querySelector("svg"); // scaled by the page's CSS, not cut: its own size becomes its viewBox
+      if (svg && !svg.getAttribute("viewBox") && svg.getAttribute("width")) {
+        svg.setAttribute("viewBox", `0 0 ${svg.getAttribute("width")} ${svg.getAttribute("height") || svg.getAttribute("width")}`);
+        svg.removeAttribute("width");
+        svg.removeAttribute("height");
+      }
+      $("qr").setAttribute("aria-label", qr.url);
+      $("join-url").textContent = qr.url;
+      $("join-url").href = qr.url;
+      return true;
+    } catch (err) {
+      refusal(err);
+      return !(err.error === "class.unknown" || err.error === "teacher.wrong_secret");
+    }
   }
-  function board(r) {
-    const title = el("h2", {}, `${t("kinds")[r.kind]} · ${r.level.id} ${r.level.title}`, r.open ? "" : ` — ${t("ended")}`);
+  async function copyLink(input) {
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+      notice(t("copied"), true, "done");
+    } catch (_) {
+      notice(document.execCommand && document.execCommand("copy") ? t("copied") : t("copy_failed"), true, "done");
+    }
+  }
+  function drawTeacherControls(view) {
+    const s = view.settings, r = view.round;
+    for (const [id, key] of [["show-names", "show_names"], ["exam", "exam"], ["locked", "locked"]]) if (document.activeElement !== $(id)) $(id).checked = Boolean(s[key]);
+    if (document.activeElement !== $("size") && s.size != null) $("size").value = String(s.size);
+    // the target can be shown during an open round, never in an exam (the server refuses it too)
+    $("show-target").hidden = !(r && r.open && !roundExam(r, view) && !r.target_shown && (r.kind === "dragon" || r.level?.sliders));
+    $("end-round").disabled = !(r && r.open);
+  }
+  const roundExam = (r, view) => (r.exam ?? view.exam ?? view.settings?.exam) === true;
+
+  // --- the projector: the class's board on its own read-only link (#code=…&key=…), no control and no secret -----
+  const TEACHER_ONLY = ["start", "secret-box", "controls", "show-controls", "summary", "projector-box", "member-tools"];
+  async function projector() {
+    for (const id of TEACHER_ONLY) $(id)?.remove();
+    const h = new URLSearchParams(location.hash.slice(1));
+    const creds = h.get("code") && h.get("key") ? { code: h.get("code"), key: h.get("key") } : null;
+    if (!creds) { notice(t("projector_bad"), false, "link"); return; }
+    const ask = (action, extra = {}) => api("projector", { code: creds.code, key: creds.key, action, ...extra });
+    let view = null;
+    show("teach");
+    if (!(await showQr(ask))) return;
+    async function poll() {
+      try {
+        view = await ask("view", { lang });
+        clearUnreachable();
+        drawClass(view, null);
+      } catch (err) {
+        refusal(err);
+        if (err.error === "class.unknown") clearInterval(timer);
+      }
+    }
+    redraw = () => { if (view) drawClass(view, null); poll(); };
+    const timer = setInterval(poll, 600);
+    poll();
+  }
+
+  // --- what the teacher's page and the projector both show ---------------------------------------------------------
+  function drawClass(view, controls) {
+    $("code").textContent = view.code;
+    drawMembers(view, controls);
+    $("join-card").classList.toggle("compact", Boolean(view.round));
+    $("board").replaceChildren(view.round ? board(view.round, view) : el("p", { class: "lead" }, t(controls ? "no_round" : "no_round_projector")));
+    if (controls) $("summary").replaceChildren(summaryTable(view.summary));
+  }
+  // the members, drawn again only when they change (a ticked box stays ticked between polls); left ones greyed
+  let membersKey = "";
+  function drawMembers(view, controls) {
+    const members = view.members || [];
+    const key = JSON.stringify([members, lang, controls ? [...controls.selected] : null]);
+    if (key === membersKey) return;
+    membersKey = key;
+    $("count").textContent = String(members.filter((m) => (m.status || "active") === "active").length);
+    $("members").replaceChildren(...(members.length ? members.map((m) => memberItem(m, controls)) : [el("li", {}, t("no_members"))]));
+    if (controls) controls.changed();
+  }
+  function memberItem(m, controls) {
+    const left = (m.status || "active") !== "active";
+    const item = el("li", { class: left ? "left" : null, "data-status": m.status || "active" });
+    if (controls) {
+      const box = el("input", { type: "checkbox", "data-member": m.id, "aria-label": fill(t("select_one"), { name: m.nickname }), checked: controls.selected.has(m.id) });
+      box.addEventListener("change", () => {
+        if (box.checked) controls.selected.add(m.id); else controls.selected.delete(m.id);
+        controls.changed();
+      });
+      item.append(box);
+    }
+    item.append(el("span", {}, m.nickname));
+    if (left) item.append(el("small", { class: "status" }, t("left")));
+    if (controls) item.append(el("button", { type: "button", title: "×", "aria-label": fill(t("remove_one"), { name: m.nickname }), onclick: () => controls.remove([m.id]) }, "×"));
+    return item;
+  }
+  function board(r, view) {
+    const exam = roundExam(r, view);
+    const title = el("h2", {}, `${t("kinds")[r.kind]} · ${r.level.id} ${r.level.title}`, exam ? el("span", { class: "badge" }, t("exam_badge")) : null,
+      r.open ? "" : ` — ${t("ended")}`);
+    // the level's why (plain text, or {zh, en}): after the round, the moment for the class discussion
+    const whyText = r.why == null ? "" : typeof r.why === "string" ? r.why : r.why[lang] || r.why.en || r.why.zh || "";
+    const why = whyText ? el("div", { class: "why" }, el("h3", {}, t("why_title")), el("p", {}, whyText)) : null;
     if (r.kind === "dragon") {
+      const target = Array.isArray(r.target) ? r.target : null;
       return el("div", {}, title,
         r.won ? el("p", { class: "won" }, t("won")) : null,
         el("p", { class: "text" }, r.text),
         el("div", { class: "scoreline" }, el("span", {}, t("class_score")), el("span", { class: "score", "data-score": r.score }, r.score.toFixed(1)), starsText(r.stars)),
-        el("div", { class: "heads" }, r.gates.map((g, h) => el("div", { class: "head", style: `--c:${headColor(h)}` },
-          el("h3", {}, `${h + 1} · ${headName(h)}`),
-          el("div", { class: "meter", role: "meter", "aria-valuemin": 0, "aria-valuemax": 1, "aria-valuenow": g }, el("i", { style: `width:${(g * 100).toFixed(1)}%` })),
-          el("span", { class: "value" }, g.toFixed(2)), " ",
-          el("span", { class: "team" }, `${t("team")}: ${r.teams[h]} · ${r.moved[h] ? t("moved") : t("not_moved")}`)))));
+        el("div", { class: "heads" }, r.gates.map((g, h) => headCard(r, g, h, target))),
+        playedLine(r, view), why);
     }
     const total = Object.values(r.stars_count).reduce((a, b) => a + b, 0) || 1;
-    const parts = [title, el("h3", {}, t("stars_count"), r.not_yet ? el("span", { class: "not-yet" }, ` · ${t("not_played")}: ${r.not_yet}`) : null),
+    const parts = [title, el("div", { class: r.spread ? "tally with-spread" : "tally" }, el("div", {}, el("h3", {}, t("stars_count"), r.not_yet ? el("span", { class: "not-yet" }, ` · ${t("not_played")}: ${r.not_yet}`) : null),
       el("div", { class: "hist" }, ["0", "1", "2", "3"].map((s) => el("div", {},
         el("span", {}, String(r.stars_count[s])), el("b", { style: `height:${(100 * r.stars_count[s]) / total}%` }),
-        el("span", {}, s === "0" ? "☆" : "★".repeat(Number(s))))))];
-    if (r.spread) parts.push(el("h3", {}, t("spread")), spreadChart(r.spread));
-    if (r.players) parts.push(el("h3", {}, t("players")), el("ul", { class: "players" }, r.players.map((p) => el("li", {}, `${p.nickname} `, starsText(p.stars)))));
+        el("span", {}, s === "0" ? "☆" : "★".repeat(Number(s))))))),
+      r.spread ? el("div", {}, el("h3", {}, r.spread.some((s) => s.target != null) ? t("spread") : t("spread_open")), spreadChart(r.spread)) : null)];
+    if (exam && r.open) parts.push(el("p", { class: "help" }, t("exam_round")));
+    if (r.progress) parts.push(progressTable(r.progress));
+    else if (r.players?.length) parts.push(el("h3", {}, t("players")), el("ul", { class: "players" }, r.players.map((p) => el("li", {}, `${p.nickname} `, starsText(p.stars)))));
+    parts.push(why);
     return el("div", {}, parts);
   }
+  function headCard(r, g, h, target) {
+    const holders = Array.isArray(r.holders?.[h]) ? r.holders[h] : null; // names (a number when names are hidden: the team size says it)
+    return el("div", { class: "head", style: `--c:${headColor(h)}` },
+      el("h3", {}, `${h + 1} · ${headName(h)}`),
+      el("div", { class: "meter", role: "meter", "aria-valuemin": 0, "aria-valuemax": 1, "aria-valuenow": g },
+        el("i", { style: `width:${(g * 100).toFixed(1)}%` }),
+        target ? el("em", { class: "mark", style: `left:${(target[h] * 100).toFixed(1)}%`, "aria-hidden": "true" }, "◆") : null),
+      target ? el("span", { class: "value target-vs" }, fill(t("target_vs"), { target: target[h].toFixed(2), class: g.toFixed(2) }))
+        : el("span", { class: "value" }, g.toFixed(2)), " ",
+      el("span", { class: "team" }, `${t("team")}: ${r.teams[h]} · ${r.moved[h] ? t("moved") : t("not_moved")}`),
+      holders ? el("p", { class: "holders" }, `${t("holders")} `, holders.length ? holders.join("、") : t("nobody")) : null);
+  }
+  // a class dragon's players (with names shown): who has moved their head, and the seat-holders who have not yet
+  function playedLine(r, view) {
+    if (!Array.isArray(r.players)) return null;
+    const yes = r.players.filter((p) => (p.moves ?? 1) > 0).map((p) => p.nickname);
+    const holding = Array.isArray(r.holders) ? r.holders.filter(Array.isArray).flat()
+      : (view.members || []).filter((m) => (m.status || "active") === "active").map((m) => m.nickname);
+    const no = [...new Set(holding)].filter((n) => !yes.includes(n));
+    return el("p", { class: "played" }, el("b", {}, `${t("have_played")} `), yes.length ? yes.join("、") : t("nobody"),
+      no.length ? el("span", { class: "not-yet" }, ` · ${t("not_moved_yet")} ${no.join("、")}`) : null);
+  }
+  function progressTable(rows) {
+    const yes = (v) => (v ? "✓" : "·");
+    return el("div", { class: "progress" }, el("h3", {}, t("progress")), el("table", {},
+      el("tr", {}, [t("student"), t("started"), t("answered"), t("stars")].map((h) => el("th", {}, h))),
+      rows.map((p, k) => el("tr", {}, el("td", {}, p.nickname || `#${k + 1}`), el("td", {}, yes(p.started)), el("td", {}, yes(p.answered)), el("td", {}, starsText(p.stars || 0))))));
+  }
   function spreadChart(spread) {
-    const ns = "http://www.w3.org/2000/svg", W = 900, row = 34, left = 150, right = W - 20;
+    // on the projector the chart's words are ≥ 24 px at its drawn size (the svg is at least W px wide there)
+    const big = role === "projector";
+    const ns = "http://www.w3.org/2000/svg", W = 900, row = big ? 44 : 34, left = big ? 230 : 150, right = W - 20, font = big ? 24 : 16;
     const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", `0 0 ${W} ${row * spread.length + 30}`);
+    svg.setAttribute("viewBox", `0 0 ${W} ${row * spread.length + 40}`);
     svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", spread.some((s) => s.target != null) ? t("spread") : t("spread_open"));
     const add = (tag, attrs, text) => {
       const node = document.createElementNS(ns, tag);
       for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
@@ -288,17 +481,18 @@
     };
     const x = (v) => left + v * (right - left);
     spread.forEach((s, h) => {
-      const y = 20 + h * row;
-      add("text", { x: 4, y: y + 5, "font-size": 16, fill: headColor(h) }, `${h + 1} ${headName(h)} (${s.count})`);
+      const y = 22 + h * row;
+      add("text", { x: 4, y: y + 7, "font-size": font, fill: headColor(h) }, `${h + 1} ${headName(h)} (${s.count})`);
       add("line", { x1: x(0), x2: x(1), y1: y, y2: y, stroke: "#e5e7eb" });
       if (s.count) {
         add("line", { x1: x(s.min), x2: x(s.max), y1: y, y2: y, stroke: headColor(h), "stroke-width": 2 });
         add("rect", { x: x(s.q1), y: y - 9, width: Math.max(2, x(s.q3) - x(s.q1)), height: 18, fill: headColor(h), "fill-opacity": 0.35, stroke: headColor(h) });
         add("line", { x1: x(s.median), x2: x(s.median), y1: y - 10, y2: y + 10, stroke: "#111827", "stroke-width": 2 });
       }
-      add("text", { x: x(s.target) - 7, y: y + 6, "font-size": 18, fill: "#111827" }, "◆");
+      // the target only when the server sends it: after the round, or shown by the teacher (never in an open exam)
+      if (s.target != null) add("text", { class: "target", x: x(s.target) - font / 2.4, y: y + font / 3, "font-size": font + 2, fill: "#111827" }, "◆");
     });
-    for (const v of [0, 0.5, 1]) add("text", { x: x(v) - 8, y: row * spread.length + 26, "font-size": 14, fill: "#4b5563" }, String(v));
+    for (const v of [0, 0.5, 1]) add("text", { x: x(v) - 8, y: row * spread.length + 34, "font-size": big ? 24 : 14, fill: "#4b5563" }, String(v));
     return el("div", { class: "spread" }, svg);
   }
   function summaryTable(rows) {
@@ -312,6 +506,15 @@
 
   // --- a student -------------------------------------------------------------------------------------------------
   const keyFor = (code) => `dragon.class.${code}`;
+  // this browser's random id, sent with a join: a removed student cannot come back from the same browser under a new name
+  function browserId() {
+    let id = localStorage.getItem("dragon.class.browser") || "";
+    if (!/^[0-9a-f]{32}$/.test(id)) {
+      id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+      localStorage.setItem("dragon.class.browser", id);
+    }
+    return id;
+  }
   async function student() {
     const code = (params.get("code") || "").toUpperCase();
     $("join-code").value = code;
@@ -322,7 +525,7 @@
       e.preventDefault();
       notice("");
       try {
-        const made = await api("join", { code: $("join-code").value, nickname: $("nickname").value });
+        const made = await api("join", { code: $("join-code").value, nickname: $("nickname").value, browser: browserId() });
         localStorage.setItem(keyFor(made.code), JSON.stringify(made));
         localStorage.setItem("dragon.class.current", made.token);
         history.replaceState(null, "", `/class/join?code=${made.code}`);
@@ -330,7 +533,7 @@
         notice("");
         play(made);
       } catch (err) {
-        notice(errorText(err));
+        refusal(err);
       }
     });
   }
@@ -340,41 +543,58 @@
     $("my-name").textContent = me.nickname;
     $("my-code").textContent = me.code;
     let view = null, shownKey = "", dragging = new Set(), pending = new Map(), timer = null;
+    const unsent = new Map(); // per slider, the last move the server never got (it was down): sent again when it is back
     $("leave").addEventListener("click", async () => {
       try { await api("student", { token: me.token, action: "leave" }); } catch (_) { /* gone already */ }
       localStorage.removeItem(keyFor(me.code));
       localStorage.removeItem("dragon.class.current");
       location.href = "/class/join";
     });
-    const send = async (body) => {
+    // a request; a move (`key`: its slider) the server did not get is kept to be sent again, and said so
+    const send = async (body, key = null, again = false) => {
       try {
         const out = await api("student", { token: me.token, ...body });
-        notice("");
+        if (again) notice(() => t("resent"), true, "resent"); else notice("");
         return out;
       } catch (err) {
-        notice(errorText(err));
-        if (err.error === "move.too_fast") setTimeout(() => send(body).then(after), 1000 * (err.detail?.wait_s || 0.5));
+        if (key != null && unreachable(err)) {
+          unsent.set(key, body);
+          notice(() => t("net_unsaved"), false, err.error);
+        } else if (again) {
+          notice(() => fill(t("not_saved"), { reason: errorText(err) }), false, "not_saved");
+        } else {
+          refusal(err);
+          if (err.error === "move.too_fast") setTimeout(() => send(body, key).then(after), 1000 * (err.detail?.wait_s || 0.5));
+        }
         return null;
       }
     };
     let after = () => {};
     // a slider sends at most one move every 250 ms, and always its last value
-    function throttled(key, make) {
+    function throttled(key, make, again = false) {
       if (pending.has(key)) { pending.get(key).next = make; return; }
+      unsent.delete(key); // a newer move replaces the one not sent
       const slot = { next: null };
       pending.set(key, slot);
-      send(make()).then(after).finally(() => setTimeout(() => {
+      send(make(), key, again).then(after).finally(() => setTimeout(() => {
         pending.delete(key);
         if (slot.next) throttled(key, slot.next);
       }, 250));
     }
+    // the server answers again: its notice goes, and each move it missed is sent (the last one per slider)
+    function backAgain() {
+      clearUnreachable();
+      for (const [key, body] of [...unsent]) throttled(key, () => body, true);
+    }
     async function poll() {
       try {
-        view = await api("student", { token: me.token, action: "view" });
+        view = await api("student", { token: me.token, action: "view", lang });
+        backAgain();
         draw();
       } catch (err) {
-        notice(errorText(err));
-        if (err.error === "member.unknown") {
+        if (unsent.size && unreachable(err)) notice(() => t("net_unsaved"), false, err.error);
+        else refusal(err);
+        if (err.error === "member.unknown" || err.error === "member.removed") {
           clearInterval(timer);
           notice("");
           localStorage.removeItem(keyFor(me.code));
@@ -387,7 +607,7 @@
     function draw() {
       const r = view.round;
       // a round that ends, or an exam switched on or off, is drawn again
-      const key = r ? `${r.id}/${r.kind}/${r.open}/${view.exam}/${lang}` : `none/${lang}`;
+      const key = r ? `${r.id}/${r.kind}/${r.open}/${r.exam ?? view.exam}/${lang}` : `none/${lang}`;
       if (key !== shownKey) {
         if (shownKey) notice("");
         shownKey = key;
@@ -401,7 +621,7 @@
         $("my-stars").replaceChildren(starsText(r.stars));
         for (const m of r.mine) {
           const slider = $(`head-${m.head}`);
-          if (slider && !dragging.has(m.head) && !pending.has(m.head)) { slider.value = m.gate; $(`head-${m.head}-v`).textContent = Number(m.gate).toFixed(2); }
+          if (slider && !dragging.has(m.head) && !pending.has(m.head) && !unsent.has(m.head)) { slider.value = m.gate; $(`head-${m.head}-v`).textContent = Number(m.gate).toFixed(2); }
           $(`head-${m.head}-team`).textContent = `${t("team")}: ${m.team} · ${t("class_value")}: ${m.class_gate.toFixed(2)}`;
         }
       } else {
@@ -434,13 +654,18 @@
           el("h3", {}, `${t("your_head")}: ${m.head + 1} · ${headName(m.head)}`),
           slider, el("span", { class: "value", id: `head-${m.head}-v` }, Number(m.gate).toFixed(2)), " ",
           el("span", { id: `head-${m.head}-team`, class: "team" }),
-          m.hears ? el("p", { class: "hears" }, m.hears.silent ? t("hears_silent")
-            : `${t("hears")} ${m.hears.words.map((w) => `${w.word} ${Math.round(100 * w.share)}%`).join(" · ")}`) : null,
-          el("p", {}, t("finds")),
-          evenly(m.links) ? el("p", { class: "links" }, `${t("links_even")} ${m.links[0].from} → ${m.links.map((l) => l.to).join("、")} (${m.links[0].weight.toFixed(2)})`)
-            : el("ul", { class: "links" }, m.links.map((l) => el("li", {}, `${l.from} → ${l.to}  ${l.weight.toFixed(2)}`)))));
+          headWords(m)));
       }
       return part;
+    }
+    // what a head hears and finds; a silent head says only that it is silent
+    function headWords(m) {
+      if (m.hears?.silent) return [el("p", { class: "hears silent" }, t("hears_silent"))];
+      const links = m.links || [];
+      return [m.hears?.words ? el("p", { class: "hears" }, `${t("hears")} ${m.hears.words.map((w) => `${w.word} ${Math.round(100 * w.share)}%`).join(" · ")}`) : null,
+        links.length ? el("p", {}, t("finds")) : null,
+        !links.length ? null : evenly(links) ? el("p", { class: "links" }, `${t("links_even")} ${links[0].from} → ${links.map((l) => l.to).join("、")} (${links[0].weight.toFixed(2)})`)
+          : el("ul", { class: "links" }, links.map((l) => el("li", {}, `${l.from} → ${l.to}  ${l.weight.toFixed(2)}`)))];
     }
     function everyonePart(r) {
       const head = el("div", {}, el("h2", {}, `${r.level.id} · ${r.level.title}`),
@@ -448,7 +673,7 @@
         el("p", { class: "scoreline" }, el("span", {}, `${t("best")}: `), el("b", { id: "my-best" }, "—"), el("span", { id: "my-best-stars" })));
       if (!r.open) return head; // the game's frame goes with the round: nothing left to play here
       if (!r.level.sliders) {
-        const src = `/?level=${encodeURIComponent(r.level.id)}&lang=${r.lang}&classplay=1${view.exam ? "&exam=1" : ""}`
+        const src = `/?level=${encodeURIComponent(r.level.id)}&lang=${r.lang}&classplay=1${r.exam ?? view.exam ? "&exam=1" : ""}`
           + (r.level_code ? `&custom=${encodeURIComponent(r.level_code)}` : "");
         head.append(el("p", {}, t("play_in_game")), el("iframe", { class: "game-frame", src, title: r.level.title }));
         return head;
@@ -461,24 +686,25 @@
       };
       const gates = () => r.heads.map((_, h) => Number($(`g-${h}`).value));
       head.append(el("p", { class: "text" }, r.story), el("p", { class: "text" }, r.text), el("p", { class: "goal" }, t("everyone_goal")),
-        el("div", { class: "scoreline" }, el("span", {}, t("your_score")), el("span", { class: "score", id: "my-score" }, r.score == null ? "0.0" : r.score.toFixed(1))),
+        el("div", { class: "scoreline" }, el("span", {}, t("your_score")), el("span", { class: "score", id: "my-score" }, r.score == null ? "—" : r.score.toFixed(1))),
         el("div", { class: "sliders" }, r.heads.map((_, h) => el("label", { style: `--c:${headColor(h)}` },
           el("span", {}, `${h + 1} ${headName(h)}`),
           el("input", { type: "range", min: 0, max: 1, step: 0.01, value: r.gates[h], id: `g-${h}`, disabled: !r.open,
             oninput: (e) => { $(`g-${h}-v`).textContent = Number(e.target.value).toFixed(2); throttled("all", () => ({ action: "play", round: r.id, gates: gates() })); } }),
           el("span", { id: `g-${h}-v` }, Number(r.gates[h]).toFixed(2))))));
-      if (view.exam) head.append(el("p", { class: "help" }, t("exam_on")));
+      if (r.exam ?? view.exam) head.append(el("p", { class: "help" }, t("exam_on")));
       else head.append(el("button", { type: "button", id: "hint", onclick: async () => {
         const out = await send({ action: "hint", round: r.id, gates: gates() });
         if (out) notice(fill(t("hint_says"), { head: headName(out.head), dir: out.direction > 0 ? t("up") : t("down") }), true);
       } }, t("hint")));
       return head;
     }
-    redraw = () => { shownKey = ""; if (view) draw(); };
+    redraw = () => { shownKey = ""; if (view) draw(); poll(); }; // the story and the lines come again in the new language
     timer = setInterval(poll, 1000);
     poll();
   }
 
   translate();
-  loadLevels().then(() => (role === "teach" ? teacher() : student())).catch(() => notice(T[lang].errors.network));
+  const starts = { teach: () => teacher(), projector: () => projector() };
+  loadLevels().then(() => (starts[role] || student)()).catch(() => notice(T[lang].errors.network, false, "network"));
 })();
