@@ -150,20 +150,19 @@ def draw_variant(level: Level, lang: str, exam: bool) -> dict | None:
 
 
 def why_lines(level: Level, r: Round, target: Sequence[float] | None) -> dict[str, str]:
-    """What the board says after the round, in each language: the level's why, or for an exam variant which heads its
-    own target turned up (the level's why speaks of the level's target, not this one)."""
+    """What the board says after the round, in each language: the level's why, or for an exam variant the round's own
+    target head by head (the level's why speaks of the level's target, not this one)."""
     if target is None or not (r.variant or {}).get("target"):
         return dict(level.why)
-    loud = [h for h in range(len(HEADS)) if target[h] >= 0.5]
-    names = {"zh": "、".join(HEAD_NAMES[HEADS[h]][0] for h in loud),
-             "en": " and ".join(filter(None, [", ".join(HEAD_NAMES[HEADS[h]][1] for h in loud[:-1]),
-                                              HEAD_NAMES[HEADS[loud[-1]]][1] if loud else ""])) + " heads"}
+    order = sorted((h for h in range(len(HEADS)) if target[h] > 0), key=lambda h: -target[h])
+    listed = {lang: ", ".join(f"{HEAD_NAMES[HEADS[h]][k]} {target[h]:.1f}" for h in order)
+              for k, lang in enumerate(("zh", "en"))}
     public = r.variant.get("public_score")
-    return {"zh": f"这一轮考试的目标是为这一轮新抽的（同一段文字）：它调高了{names['zh']}。"
+    return {"zh": f"这一轮考试的目标是为这一轮新抽的（同一段文字）：{listed['zh'].replace(', ', '、')}，其余的头是 0。"
                   f"关卡公开的目标在这一轮只得 {public:.1f} 分，所以只能靠看注意力来找。",
-            "en": f"This exam round's target was drawn for the round (on the same text): it turns up {names['en']}. "
-                  f"The level's public target scores only {public:.1f} here, so the round was won by reading the "
-                  "attention, not by remembering an answer."}
+            "en": f"This exam round's target was drawn for the round (on the same text): {listed['en']}; every other "
+                  f"head 0. The level's public target scores only {public:.1f} here, so the way to it was reading the "
+                  "attention, not remembering an answer."}
 
 
 # --- dealing and scoring -------------------------------------------------------------------------------------------
@@ -252,7 +251,8 @@ class Classroom:
             out["round"] = self.round_board(code, shown, info.settings["show_names"], mine)
             out["round"]["number"] = len(rounds)
             if shown.kind == "everyone":
-                out["round"]["not_yet"] = max(0, len(members) - out["round"]["played"])
+                active = sum(m.status == "active" for m in members)  # one who left is not "not yet"
+                out["round"]["not_yet"] = max(0, active - out["round"]["played"])
             if "progress" in out["round"]:  # a lab round: those who have not opened it yet too
                 opened = {res.member_id for res in mine}
                 names = info.settings["show_names"]
@@ -401,7 +401,8 @@ class Classroom:
             if level.sliders:
                 gates = res.gates if moved and res.gates else [HEAD_START] * len(HEADS)
                 # the score beside the sliders is the server's score of the sliders shown (never 0.0 beside 0.5s)
-                view.update(text=level.text[r.lang], story=level.story[page], heads=list(HEADS), gates=gates,
+                # no level story here: it speaks of the game's own page (its grey shadow of the target)
+                view.update(text=level.text[r.lang], heads=list(HEADS), gates=gates,
                             score=scored(round_puzzle(r), gates)[0] if view["score"] is None else view["score"])
         out["round"] = view
         return out

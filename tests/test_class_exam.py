@@ -12,7 +12,7 @@ from dragon import game
 from dragon.claims import silent_heads
 from dragon.classroom import puzzle, round_puzzle, scored
 from dragon.classroom_store import Round
-from dragon.config import HEADS
+from dragon.config import HEAD_NAMES, HEADS
 from dragon.engine import default_dragon
 from dragon.levels import all_levels, get_level, load_levels
 from dragon.puzzle import MAX_ALL_EQUAL, MAX_RANDOM_MEDIAN, MIN_NEAR_MEDIAN, check
@@ -73,7 +73,10 @@ def test_an_exam_round_plays_a_variant_that_no_public_endpoint_gives(client: Tes
     teacher(client, made, "end_round", round=round_id)
     board = teacher(client, made, "view")[1]["round"]
     variant = board["target"]  # now the teacher can show it, with the why
-    assert variant != public_target and len(variant) == 8 and board["why"]["zh"] and board["why"]["en"]
+    assert variant != public_target and len(variant) == 8
+    for h in range(8):  # the why gives the round's own target, head by head (the level's why is about another)
+        named = f"{HEAD_NAMES[HEADS[h]][1]} {variant[h]:.1f}"
+        assert (named in board["why"]["en"]) == (variant[h] > 0), (named, board["why"]["en"])
     assert all(s["target"] == variant[h] for h, s in enumerate(board["spread"]))
     level = get_level("2-1")
     assert scored(puzzle("2-1", None, "zh", tuple(variant)), variant)[0] == 100.0
@@ -120,7 +123,8 @@ def test_a_students_view_speaks_the_pages_language_and_scores_the_sliders_it_sho
     teacher(client, made, "start", kind="everyone", level="2-1", lang="zh")
     view = student(client, ana, "view", lang="en")[1]["round"]
     level = get_level("2-1")
-    assert view["story"] == level.story["en"] and view["text"] == level.text["zh"]  # the text keeps its language
+    assert view["level"]["title"] == level.title["en"] and view["text"] == level.text["zh"]  # the text keeps its own
+    assert "story" not in view  # the level's story speaks of the game's page (its grey shadow), not the class page
     assert view["gates"] == [0.5] * 8
     assert view["score"] == pytest.approx(core_api.play("2-1", [0.5] * 8, "zh")["score"], abs=0.01)  # not 0.0
     teacher(client, made, "start", kind="dragon", level="2-3", lang="zh")
@@ -193,3 +197,14 @@ def test_a_variants_batch_scores_are_the_games_scores() -> None:
     gates = torch.rand(40, 8, generator=torch.Generator().manual_seed(1))
     scorer = Scorer(reading, target.tolist())
     assert batch_scores(reading, gates, target).tolist() == pytest.approx([scorer(g.tolist()) for g in gates], abs=1e-3)
+
+
+def test_a_student_who_left_is_not_counted_as_not_yet_playing(client: TestClient) -> None:
+    made = opened(client)
+    ana, ben, cai = (join(client, made, n) for n in ("Ana", "Ben", "Cai"))
+    round_id = teacher(client, made, "start", kind="everyone", level="2-1", lang="zh")[1]["round"]
+    student(client, ana, "play", round=round_id, gates=[0.5] * 8)
+    student(client, cai, "leave")
+    board = teacher(client, made, "view")[1]["round"]
+    assert (board["played"], board["not_yet"]) == (1, 1)  # Ben; Cai left
+    assert ben

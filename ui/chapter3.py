@@ -292,7 +292,8 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang,
                          locked=done or waiting)
               for i, r in enumerate(ranking)]  # fmt: skip
-    seed = lab.number_field("seed", t("w_seed_label", lang), str(attempt.get("seed", 0)), 0, 2**31 - 1, cls="seed",
+    label = t("w_seed_exam" if attempt.get("fixed_seed") else "w_seed_label", lang)
+    seed = lab.number_field("seed", label, str(attempt.get("seed", 0)), 0, 2**31 - 1, cls="seed",
                             step=1, locked=done or waiting or attempt.get("fixed_seed", False))  # fmt: skip
     go = "" if done or waiting else lab.button("train", t("h_go", lang))
     result = note + (heads_result_html(level, lang, progress, attempt) if done else waits.box_of(attempt, lang, "train"))

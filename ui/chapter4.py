@@ -258,7 +258,8 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     run = attempt.get("run")
     if run is None:
         waiting = "waiting" in attempt
-        seed = lab.number_field("seed", t("w_seed_label", lang), str(attempt.get("seed", SEED)), 0, 2**31 - 1,
+        label = t("w_seed_exam" if attempt.get("fixed_seed") else "w_seed_label", lang)
+        seed = lab.number_field("seed", label, str(attempt.get("seed", SEED)), 0, 2**31 - 1,
                                 cls="seed", step=1, locked=waiting or attempt.get("fixed_seed", False))  # fmt: skip
         go = "" if waiting else lab.button("grow", t("g_go", lang))
         result = note + waits.box_of(attempt, lang, "grow")

@@ -607,6 +607,7 @@ STRINGS.update({
     "w_measured": ("这些数字是本服务器在 {at}（UTC）用{device}测出来的（用时 {s} 秒），每个玩家看到的都一样。", "These figures were measured on this server at {at} UTC on {device} ({s} s); every player sees the same ones."),
     "w_pruned": ("要剪枝的是本服务器在 {at}（UTC）为 4-3 训练的那条小龙（{device}，用时 {s} 秒，种子 0）。", "You prune the model this server trained for 4-3 at {at} UTC ({device}, {s} s, seed 0)."),
     "w_seed_label": ("种子（0 = 本服务器记录下的那一次；换一个数就重新训练）", "Seed (0 = the run this server recorded; another number trains afresh)"),
+    "w_seed_exam": ("种子（这一轮考试为全班抽的，不能改）", "Seed (drawn for this exam round, the same for the whole class; it cannot be changed)"),
     "w_seed_bad": ("种子要是 0 到 2147483647 之间的整数（0 是本服务器记录的那一次）。", "The seed must be a whole number from 0 to 2147483647 (0 is the run this server recorded)."),
     "w_busy": ("请稍候……", "One moment…"),
 })  # fmt: skip

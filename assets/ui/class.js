@@ -22,7 +22,7 @@
       round: "轮", kind: "方式", played: "玩过", mean_best: "平均最高分", class_best: "全班最高", summary: "每轮小结",
       your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
       up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。",
-      ended: "这一轮已结束。等老师开始下一轮。", removed: "你已不在这堂课里（被移出、课已结束或已过期）。",
+      ended: "这一轮已结束。等老师开始下一轮。", round_ended: "这一轮已结束", removed: "你已不在这堂课里（被移出、课已结束或已过期）。",
       no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", no_round_projector: "还没有开始任何一轮：扫码或输入课堂码加入，等老师开始。", join_other: "加入另一堂课",
       dragon_goal: "怎么玩：拖动你的头的滑块。全班的得分＝所有头合在一起的输出有多接近这一关的目标；每个头要调到合适的大小，大家一起让得分到 95（★★★）。",
       everyone_goal: "怎么玩：调这八个头的滑块，让龙的合成输出接近这一关的目标；得分 70 是 ★，85 是 ★★，95 是 ★★★。",
@@ -74,7 +74,7 @@
       round: "Round", kind: "Mode", played: "Played", mean_best: "Mean best", class_best: "Class best", summary: "Each round",
       your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
       up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.",
-      ended: "This round has ended. Wait for the teacher's next one.", removed: "You are no longer in this class (removed, ended or expired).",
+      ended: "This round has ended. Wait for the teacher's next one.", round_ended: "the round has ended", removed: "You are no longer in this class (removed, ended or expired).",
       no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", no_round_projector: "No round yet: join with the QR code or the class code, and wait for the teacher to start one.", join_other: "Join another class",
       dragon_goal: "How to play: drag your head's slider. The class score says how close the fused output of all the heads is to this level's target; set each head just right, together, to reach 95 (★★★).",
       everyone_goal: "How to play: set the eight heads' sliders so the dragon's fused output comes close to this level's target; a score of 70 is ★, 85 is ★★, 95 is ★★★.",
@@ -185,7 +185,7 @@
       translate();
       if (noticeWords && !$("notice").hidden) notice(...noticeWords);
       await loadLevels();
-      if (role === "teach") fillLevelPicks();
+      if (role === "teach") { fillLevelPicks(); followPageLanguage(); }
       redraw();
     });
   }
@@ -195,6 +195,9 @@
   function teacherCreds() {
     const h = new URLSearchParams(location.hash.slice(1));
     return h.get("code") && h.get("secret") ? { code: h.get("code"), secret: h.get("secret") } : null;
+  }
+  function followPageLanguage() { // the text-language boxes say the page's language until the teacher picks one
+    for (const id of ["dragon-lang", "everyone-lang"]) if (!$(id).dataset.picked) $(id).value = lang;
   }
   function fillLevelPicks() {
     for (const [id, list] of [["dragon-level", levels.dragon], ["everyone-level", levels.all]]) {
@@ -230,6 +233,8 @@
     const selected = new Set(); // the members ticked for "remove selected"
     show("teach");
     fillLevelPicks();
+    followPageLanguage();
+    for (const id of ["dragon-lang", "everyone-lang"]) $(id).addEventListener("change", () => { $(id).dataset.picked = "1"; });
     $("secret-link").value = location.href;
     if (!(await showQr(ask))) return;
     const act = async (action, extra) => {
@@ -287,7 +292,7 @@
       $("projector-box").hidden = !key; // no key from the server: no link to give
       if (!key || key === projectorKey && $("projector-link").value) return;
       projectorKey = key;
-      const link = `${location.origin}/class/projector#code=${encodeURIComponent(creds.code)}&key=${encodeURIComponent(key)}`;
+      const link = `${location.origin}/class/projector?lang=${lang}#code=${encodeURIComponent(creds.code)}&key=${encodeURIComponent(key)}`;
       $("projector-link").value = link;
       $("open-projector").href = link;
     };
@@ -411,7 +416,7 @@
   function board(r, view) {
     const exam = roundExam(r, view);
     const title = el("h2", {}, `${t("kinds")[r.kind]} · ${r.level.id} ${r.level.title}`, exam ? el("span", { class: "badge" }, t("exam_badge")) : null,
-      r.open ? "" : ` — ${t("ended")}`);
+      r.open ? "" : ` — ${t("round_ended")}`);
     // the level's why (plain text, or {zh, en}): after the round, the moment for the class discussion
     const whyText = r.why == null ? "" : typeof r.why === "string" ? r.why : r.why[lang] || r.why.en || r.why.zh || "";
     const why = whyText ? el("div", { class: "why" }, el("h3", {}, t("why_title")), el("p", {}, whyText)) : null;
@@ -699,7 +704,7 @@
       } }, t("hint")));
       return head;
     }
-    redraw = () => { shownKey = ""; if (view) draw(); poll(); }; // the story and the lines come again in the new language
+    redraw = () => { shownKey = ""; poll(); }; // the story and the lines come again in the new language (asked anew)
     timer = setInterval(poll, 1000);
     poll();
   }
