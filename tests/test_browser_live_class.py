@@ -214,7 +214,7 @@ def test_a_class_the_teacher_can_trust(app_url: str, contexts) -> None:
     except Exception:
         pytest.skip("needs the store's projector key (view.projector)")
     link = teacher.input_value("#projector-link")
-    assert link.startswith(f"{app_url.rstrip('/')}/class/projector#code={code}&key=") and secret not in link
+    assert link.startswith(f"{app_url.rstrip('/')}/class/projector?lang=zh#code={code}&key=") and secret not in link
     snap(teacher, "teacher-1366x900")
     projector = new("projector")  # a context of its own: the teacher's storage and link are not there
     projector.goto(link)
