@@ -30,7 +30,7 @@ HEAD_START = 0.5  # a head no one has moved yet stands where every slider starts
 BOARD_FRESH_S = 0.25  # a student's page shows the class's board at most this old (the projector's is always fresh)
 BOARDS_KEPT = 256  # class boards kept for that, the least recently read dropped first
 LINKS_SHOWN = 3  # what a student's head finds: its strongest links between two different words
-SEEDED_KINDS = ("heads", "grow")  # labs whose answers come from a seeded training: an exam round draws a fresh seed
+SEEDED_KINDS = ("heads", "grow", "prune")  # labs whose answers come from a seeded training: an exam draws a fresh seed
 STORY = {  # the lesson's own lines (seed chapter 5) about heads that must work together: the class dragon's story
     "zh": "小白注意到这八个头似乎在各自为战，没有协调配合。"
           "女神说：“每个头都有自己的专长，但只有合作才能实现最强的力量。”现在，你们每个人就是龙的一个头。",

@@ -208,3 +208,28 @@ def test_a_student_who_left_is_not_counted_as_not_yet_playing(client: TestClient
     board = teacher(client, made, "view")[1]["round"]
     assert (board["played"], board["not_yet"]) == (1, 1)  # Ben; Cai left
     assert ben
+
+
+def test_an_exam_prunes_the_model_of_the_rounds_seed(monkeypatch) -> None:
+    """4-4's answer comes from 4-3's seeded training: with a class exam's fixed seed, that seed's model is pruned."""
+    from dragon import api
+    from ui import chapter4
+
+    asked: list[int] = []
+    best = {"heads": 8, "most_off": 3, "full_accuracy": 0.9, "goal": 0.9}
+    monkeypatch.setattr(api, "prune_best", lambda seed: asked.append(seed) or best)
+    monkeypatch.setattr(api, "prune", lambda active, seed: asked.append(seed) or {"off": 1, "reached": True})
+    level, data = get_level("4-4"), {f"h{i}": "1" for i in range(8)}
+    chapter4.measure(level, "en", game.new_progress(), lab.fixed_seed({"level": "4-4"}, 4242), data)
+    chapter4.measure(level, "en", game.new_progress(), {"level": "4-4", "seed": 99}, data)  # a box's seed: not here
+    assert asked == [4242, 4242, chapter4.SEED, chapter4.SEED]
+
+
+@pytest.mark.parametrize("level_id, seeded", [("3-4", True), ("4-3", True), ("4-4", True), ("3-1", False)])
+def test_an_exam_round_of_a_seeded_lab_draws_a_fresh_seed(level_id: str, seeded: bool) -> None:
+    from dragon.classroom import draw_variant
+
+    level = get_level(level_id)
+    assert draw_variant(level, "zh", exam=False) is None
+    drawn = draw_variant(level, "zh", exam=True)
+    assert (drawn is not None and 0 < drawn["seed"] < 2**31) if seeded else drawn is None

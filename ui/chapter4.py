@@ -342,8 +342,14 @@ def label_stages(level: Level, lang: str, progress: dict, attempt: Attempt, data
 # --- 4-4 pruning ------------------------------------------------------------------------------------------------
 
 
+def prune_seed(attempt: Attempt) -> int:
+    """The model 4-4 prunes: 4-3's with the app's SEED, or with the fresh seed a class exam drew for the round."""
+    return attempt["seed"] if attempt.get("fixed_seed") else SEED
+
+
 def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
-    best = api.prune_best(SEED)
+    seed = prune_seed(attempt)
+    best = api.prune_best(seed)
     active = attempt.get("active") or [1] * best["heads"]
     where = pruning_lesson.measured(best)["positions"]  # each head's favourite offset back, and any second one
     switches = "".join(lab.switch(f"h{i}", t("p_head", lang, h=i + 1, d=back(where[i])), bool(a)) for i, a in enumerate(active))
@@ -359,7 +365,7 @@ def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         result += lab.end(level, lang, progress, int(attempt["stars"])) + prune_answer(best, lang, attempt)
     go = "" if done else lab.button("measure", t("p_measure", lang), primary=False) + lab.button("submit", t("p_submit", lang))
     goal = t("p_goal", lang, full=f"{best['full_accuracy']:.1%}", goal=f"{best['goal']:.0%}")
-    record = waits.record_line(api.grow(api.PRUNED_STEPS, SEED), lang, True, key="w_pruned")
+    record = waits.record_line(api.grow(api.PRUNED_STEPS, seed), lang, True, key="w_pruned")
     return lab.room(
         "prune", lab.note(goal), lab.note(record, "run-record"), prune_rule(lang), f'<div class="switches">{switches}</div>',
         lab.checking(level, lang, progress, attempt, check=go, result=result),
@@ -387,11 +393,12 @@ def active_heads(data: dict, h: int) -> list[int] | None:
 def measure(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, submit: bool = False) -> Outcome:
     if "stars" in attempt:
         return progress, attempt, ""
-    best = api.prune_best(SEED)
+    seed = prune_seed(attempt)
+    best = api.prune_best(seed)
     active = active_heads(data, best["heads"])
     if active is None:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    m = api.prune(active, SEED)
+    m = api.prune(active, seed)
     attempt = {**attempt, "active": active, "measured": m}
     if not submit:
         return progress, attempt, ""
