@@ -51,6 +51,7 @@ class Puzzle:
     target: tuple[float, ...]
     links: tuple[tuple[dict, ...], ...]  # per head: its strongest links between different words
     hears: tuple[dict | None, ...]  # per head: what the level's narration says it finds, measured (None: nothing)
+    start_score: float  # every slider where it starts (HEAD_START): what a student's page shows before a move
 
 
 # --- levels --------------------------------------------------------------------------------------------------------
@@ -119,7 +120,9 @@ def puzzle(level_id: str, level_code: str | None, lang: str, variant: tuple[floa
         "silent": claimed[head]["silent"],
         "words": [{"word": w["word"], "share": w["attention"]} for w in claimed[head]["words"]]}
         for head in HEADS)  # fmt: skip
-    return Puzzle(level, lang, reading, Scorer(reading, target), tuple(target), links, hears)
+    scorer = Scorer(reading, target)
+    start = round(scorer(as_gates([HEAD_START] * len(HEADS))), 2)
+    return Puzzle(level, lang, reading, scorer, tuple(target), links, hears, start)
 
 
 def round_puzzle(r: Round) -> Puzzle:
@@ -316,9 +319,11 @@ class Classroom:
             by_round.setdefault(res.round_id, []).append(res)
         out = []
         for number, r in enumerate(rounds, 1):  # a class counts its rounds from 1 (ids are the database's)
-            rows = self.credited(code, r, by_round.get(r.round_id, []))
-            # a row with no move and no result: the student has only opened the round
-            played = [row for row in rows if row["moves"] > 0 or row["best"] is not None or r.kind == "dragon"]
+            results = by_round.get(r.round_id, [])
+            rows = self.credited(code, r, results)
+            # every member of a class dragon played it; elsewhere a row with no move and no result has only opened it
+            played = rows if r.kind == "dragon" else [row for row, res in zip(rows, results, strict=True)
+                                                       if played_in(res)]
             bests = [row["best"] for row in played if row["best"] is not None]
             out.append({"round": number, "id": r.round_id, "kind": r.kind, "level": r.level_id, "lang": r.lang,
                         "exam": r.exam, "players": len(played),
@@ -403,7 +408,7 @@ class Classroom:
                 # the score beside the sliders is the server's score of the sliders shown (never 0.0 beside 0.5s)
                 # no level story here: it speaks of the game's own page (its grey shadow of the target)
                 view.update(text=level.text[r.lang], heads=list(HEADS), gates=gates,
-                            score=scored(round_puzzle(r), gates)[0] if view["score"] is None else view["score"])
+                            score=round_puzzle(r).start_score if view["score"] is None else view["score"])
         out["round"] = view
         return out
 
