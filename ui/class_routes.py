@@ -62,7 +62,7 @@ def as_int(value: Any, name: str) -> int:
 
 def as_id(value: Any, name: str) -> int:
     """A round's or member's id: a whole number 1…2³¹−1 (ValueError: a 400 on every backend, no engine's words)."""
-    return checked_id(as_int(value, name), name)
+    return checked_id(value, name)  # it refuses a bool or a non-integer too
 
 
 def as_str(value: Any, name: str, cap: int) -> str:
