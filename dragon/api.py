@@ -348,6 +348,11 @@ def _grow(steps: int | None, seed: int, progress: Callable[..., object] | None =
     return f"grow/steps={steps}/seed={seed}/{best_device()}", compute, (found, model_and_run[1] if found else None)
 
 
+def public_seed(seed: object) -> int:
+    """A seed a public caller may ask for: 0 … 2³¹ − 1 (a class exam trains seeds above them, which no caller can)."""
+    return growing_lesson.check_public_seed(seed)
+
+
 def grow_run(steps: int | None = None, seed: int = 0) -> Run:
     """4-3's eight heads trained for (steps, seed) in the lane: the run already known for them, else a new one
     (seed 0 at the app's steps is trained once per server; 4-4 prunes that very model)."""

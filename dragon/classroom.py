@@ -3,6 +3,7 @@ the real fused output, and what the projector, the teacher and each student are 
 
 import csv
 import functools
+import hashlib
 import io
 import secrets
 import statistics
@@ -20,6 +21,7 @@ from .claims import measure
 from .classroom_store import Board, ClassroomError, ClassroomStore, Result, Round
 from .config import HEAD_NAMES, HEADS
 from .engine import Reading, default_dragon
+from .lessons import growing
 from .levels import LANGS, Level, all_levels, get_level
 from .scoring import Scorer, as_gates, stars
 from .scoring import hint as gradient_hint
@@ -31,10 +33,14 @@ BOARD_FRESH_S = 0.25  # a student's page shows the class's board at most this ol
 BOARDS_KEPT = 256  # class boards kept for that, the least recently read dropped first
 LINKS_SHOWN = 3  # what a student's head finds: its strongest links between two different words
 SEEDED_KINDS = ("heads", "grow", "prune")  # labs whose answers come from a seeded training: an exam draws a fresh seed
+FRESH_KINDS = ("formula", "crystal")  # labs whose questions an exam draws afresh from its seed (dragon/lab_variants.py)
+# Every other lab asks what is the same on any fresh numbers — a law of the architecture (3-3 fusion, 5-1 positions),
+# the tower's figures over fixed sentences (4-2), a timing the public race draws at every length (3-2), chapter 1's
+# fixed readings — so the public game answers it and it cannot be an exam round.
 STORY = {  # the lesson's own lines (seed chapter 5) about heads that must work together: the class dragon's story
     "zh": "小白注意到这八个头似乎在各自为战，没有协调配合。"
           "女神说：“每个头都有自己的专长，但只有合作才能实现最强的力量。”现在，你们每个人就是龙的一个头。",
-    "en": "Xiaobai noticed the eight heads each fighting alone, with no coordination. The goddess said: “Every head "
+    "en": "Little Bai noticed the eight heads each fighting alone, with no coordination. The goddess said: “Every head "
           "has its own speciality, but only together do they reach their full strength.” Now each of you is one of "
           "the dragon's heads.",
 }  # fmt: skip
@@ -79,7 +85,7 @@ def dragon_levels() -> list[Level]:
 
 def level_choice(level: Level, lang: str) -> dict:
     return {"id": level.id, "chapter": level.chapter, "kind": level.kind, "title": level.title[lang],
-            "sliders": level.sliders}  # fmt: skip
+            "sliders": level.sliders, "exam": examinable(level)}  # fmt: skip
 
 
 def word_like(token: str) -> bool:
@@ -136,12 +142,29 @@ def target_open(r: Round) -> bool:
     return r.ended is not None or (r.target_shown and not r.exam)
 
 
+def member_seed(seed: int, token: str) -> int:
+    """A member's own exam seed from the round's: the same on every reload (their token's), another for each member,
+    above every public seed as the round's is."""
+    digest = hashlib.sha256(f"{seed}:{token}".encode()).digest()
+    return growing.PUBLIC_SEEDS + int.from_bytes(digest[:8], "big") % (growing.SEEDS - growing.PUBLIC_SEEDS)
+
+
+def examinable(level: Level) -> bool:
+    """Whether a level can be an exam round: a slider level (a fresh target), a seeded training (a fresh seed) or a lab
+    whose questions are drawn afresh (3-1, 4-1: dragon/lab_variants.py). Any other lab asks what is the same on any
+    fresh numbers, so the public game would answer it."""
+    return level.sliders or level.kind in SEEDED_KINDS or level.kind in FRESH_KINDS
+
+
 def draw_variant(level: Level, lang: str, exam: bool) -> dict | None:
-    """An exam round's variant, drawn now: a fresh checked target for a slider level, a fresh seed for a lab whose
-    answers come from a seeded training; None outside an exam (or for a level whose answers no number decides)."""
+    """An exam round's variant, drawn now: a fresh checked target for a slider level, a fresh seed for a lab (its
+    training or its questions drawn from it); None outside an exam. A level that cannot be an exam round is refused.
+    The seed lies above every seed a page or public endpoint takes (growing.PUBLIC_SEEDS): no one can train it."""
     if not exam:
         return None
-    seed = secrets.randbelow(2**31 - 2) + 1  # never 0: seed 0 is the public, precomputed run
+    if not examinable(level):
+        raise ClassroomError("exam.not_examinable", level=level.id)
+    seed = growing.PUBLIC_SEEDS + secrets.randbelow(growing.SEEDS - growing.PUBLIC_SEEDS)
     if level.sliders:
         reading = default_dragon().read(level.text[lang], level.reads_as(lang))
         try:
@@ -149,7 +172,7 @@ def draw_variant(level: Level, lang: str, exam: bool) -> dict | None:
         except NoVariantError as err:
             raise ClassroomError("exam.no_variant", why=str(err)) from None
         return {"target": list(found.target), "public_score": found.public_score}
-    return {"seed": seed} if level.kind in SEEDED_KINDS else None
+    return {"seed": seed}
 
 
 def why_lines(level: Level, r: Round, target: Sequence[float] | None) -> dict[str, str]:
@@ -473,17 +496,37 @@ class Classroom:
             return None
         return r if r is not None and r.kind == "everyone" else None
 
-    def report(self, token: str, level_id: str, score: float, earned: int) -> bool:
+    def framed_rules(self, token: str) -> dict:
+        """What the class's open everyone round decides for a member's framed game, never the link: {"exam": bool,
+        "seed": int | None}. A seeded training's seed is the round's (the class shares one training); a lab whose
+        questions are drawn from the seed (3-1, 4-1) gets the member's own (member_seed), so no two students are
+        asked the same and no one's checked answers answer another's."""
+        r = self.framed(token)
+        if r is None:
+            return {"exam": False, "seed": None}
+        seed = (r.variant or {}).get("seed")
+        if not isinstance(seed, int):
+            return {"exam": bool(r.exam), "seed": None}
+        try:
+            kind = get_level(r.level_id).kind
+        except ValueError:
+            kind = ""
+        return {"exam": bool(r.exam), "seed": member_seed(seed, token) if kind in FRESH_KINDS else seed}
+
+    def report(self, token: str, level_id: str, score: float, earned: int, own_hints: int = 0) -> bool:
         """A result the game's own server scoring gave a class member on the level their everyone round plays (a
         lab, a quiz…): recorded, its stars capped by the hints the server counted for them in this round (the
-        browser's own count can be cleared); whether it counted (another level, or no open everyone round, is not)."""
+        browser's own count can be cleared) before this attempt (`own_hints`: those the attempt used itself, as a
+        lab's answers shown on its first check, which cap only a later attempt); whether it counted (another level,
+        or no open everyone round, is not)."""
         r = self.framed(token)
         if r is None or r.level_id != level_id:
             return False
         value = min(max(float(score), 0.0), 100.0)
+        own = max(0, int(own_hints))
 
         def score_of(_round: Round, hints: int) -> tuple[float, int]:
-            return value, min(int(earned), max(1, 3 - hints)) if earned else 0
+            return value, min(int(earned), max(1, 3 - max(0, hints - own))) if earned else 0
 
         self.store.play_move(token, r.round_id, None, score_of, count_move=False)
         return True

@@ -433,6 +433,12 @@ def test_one_or_eight_maps_and_the_crystal_ball_say_their_numbers(open_page, ope
     row = r["attention"][3][1]
     top = max(v for j, v in enumerate(row) if j != r["position"])  # the word itself left out
     said = lab.locator('#lab .cb-map[data-pick="3,1"]').get_attribute("aria-label")
+    words = said.removeprefix("L4 H2 → ").split(", ")
+    # before the pick: its words in order, as the colours show them, no weights (the pick is not the largest number)
+    assert said.startswith("L4 H2 → ") and words[0] == "students" and not any(c.isdigit() for c in said[6:]), said
+    lab.locator('#lab .cb-map[data-pick="0,0"]').click()
+    lab.wait_for_selector("#lab .cb-map.picked")
+    said = lab.locator('#lab .cb-map[data-pick="3,1"]').get_attribute("aria-label")
     first = said.removeprefix("L4 H2 → ").split(", ")[0]
     assert said.startswith("L4 H2 → ") and first.endswith(f" {top:.2f}") and first[: -5] in r["tokens"], said
     assert "students" in first  # 4-1's answer head sends "they" to "students" above all

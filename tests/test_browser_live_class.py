@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dragon.config import HEAD_NAMES
 from dragon.levels import get_level, load_levels
 from tests.test_browser import ARTIFACTS, SIZES, browser, shot  # noqa: F401  (browser: a fixture)
 
@@ -128,6 +129,10 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     # --- everyone plays a lab level: each page frames the game itself, which carries the student's token (the results
     # the server scores there count for the class: tests/test_classroom.py), in an exam without its hints
     teacher.check("#exam")
+    # a lab the public game answers on any fresh numbers cannot be an exam round: the list marks it and refuses it
+    teacher.wait_for_function("document.querySelector('#everyone-level option[value=\"3-3\"]').disabled")
+    assert "不能考试" in teacher.text_content('#everyone-level option[value="3-3"]')
+    assert not teacher.locator('#everyone-level option[value="3-1"]').is_disabled()
     teacher.select_option("#everyone-level", "3-1")
     teacher.click("#start-everyone")
     phone = students[0]
@@ -136,6 +141,10 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     frame.locator("#top .level-title").wait_for(timeout=30_000)
     src = phone.get_attribute("iframe.game-frame", "src")
     assert "level=3-1" in src and "classplay=1" in src and "exam=1" in src
+    # an exam plays 3-1 on rounds drawn for it (dragon/lab_variants.py), not the public game's first round
+    public = get_level("3-1").rounds["zh"][0]
+    asked = frame.locator("h3.round").first.text_content(timeout=30_000)
+    assert f"“{public.word}”" not in asked or HEAD_ZH[public.head] not in asked, asked
     game = next(f for f in phone.frames if "classplay=1" in f.url)
     assert game.evaluate("window.__dragon.classplay") == phone.evaluate("localStorage.getItem('dragon.class.current')")
     shot(phone, "class-student-phone-lab")
@@ -147,6 +156,7 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
 # --- results a teacher can trust (issue 26): a projector on its own link, a lock, a removal, an exam round ----------
 
 SHOTS = Path("/tmp/class-shots")
+HEAD_ZH = {h: names[0] for h, names in HEAD_NAMES.items()}
 ZH = {  # the page's words (assets/ui/class.js, zh: a class link opens in Chinese)
     "locked": "老师锁定了这堂课：现在不能加入。", "removed": "你已被移出这堂课，不能再加入。",
     "gone": "你已不在这堂课里", "exam_on": "考试模式：没有提示。",

@@ -11,7 +11,8 @@ from dragon import api, teacher_levels
 from dragon.config import HEADS
 from dragon.levels import get_level
 from dragon.scoring import score
-from tests.test_browser import browser, opening, shot  # noqa: F401  (browser: the fixture)
+from tests.test_browser import browser, in_view, opening, shot  # noqa: F401  (browser: the fixture)
+from ui.draw import shown_score
 from ui.text import t
 
 pytestmark = pytest.mark.browser
@@ -220,7 +221,7 @@ def test_the_teachers_box_prints_the_worksheet_and_downloads_the_maps_png_and_th
         page.click("#teacher [data-file=report]")
     report = got.value.path().read_text(encoding="utf-8")
     reading = api.level_reading(get_level("2-1"), "zh")
-    assert f"{score(reading, [0.2] * 8, level['target']):.1f}" in report
+    assert f"{shown_score(score(reading, [0.2] * 8, level['target'])):.1f}" in report  # cut to a tenth, as the gauge
 
 
 def test_an_english_sandbox_text_shows_one_words_row_in_the_real_models_72_heads(open_any):
@@ -239,6 +240,29 @@ def test_an_english_sandbox_text_shows_one_words_row_in_the_real_models_72_heads
     assert marked.get_attribute("data-head") == f"L{best['layer'] + 1} H{best['head'] + 1}"
     assert f"{best['token']} {best['weight']:.2f}" in marked.get_attribute("aria-label")  # its row in words
     shot(page, "sandbox-en-model-desktop")
+    # an instrument: which head sends "they" to "students"? the heads ranked by that link; any head read out
+    page.select_option("#sandbox [data-field=target]", "students")
+    page.click("#mhd-sb-word")
+    page.wait_for_selector("#sandbox .cb-rank")
+    ranked = api.crystal_ball(text, "they", "students")
+    to = ranked["tokens"].index("students")
+    first = max(((row[to], li, hi) for li, layer in enumerate(ranked["attention"]) for hi, row in enumerate(layer)))
+    top = f"L{first[1] + 1} H{first[2] + 1} {first[0]:.2f}"
+    page.wait_for_function(  # the ranking by the new target replaces the one by the strongest link
+        "(top) => (document.querySelector('#sandbox .cb-rank li')?.innerText || '').startsWith(top)", arg=top)
+    tile = page.locator('#sandbox .cb-map[data-head="L4 H2"]')
+    tile.click()
+    detail = page.locator("#sandbox .cb-detail")
+    assert in_view(page, "#sandbox .cb-detail"), "the clicked head's readout is not in view"
+    row = ranked["attention"][3][1]
+    assert "L4 H2" in detail.inner_text() and f"{row[to]:.2f}" in detail.inner_text()
+    assert detail.locator(".bar-row").count() == len(ranked["tokens"])
+    page.keyboard.press("ArrowRight")  # the keyboard walks the heads: the next one is read out
+    page.wait_for_function("document.querySelector('#sandbox .cb-detail .sub').textContent.startsWith('L4 H3')")
+    strip = page.locator("#sandbox .cb-strip").first.bounding_box()
+    assert strip["height"] >= 24  # readable strips
+    detail.scroll_into_view_if_needed()
+    shot(page, "sandbox-en-model-detail")
 
 
 SMALL_TARGETS = """(root) => [...document.querySelectorAll(root)].flatMap((box) =>

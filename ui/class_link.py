@@ -4,6 +4,7 @@ server round decides for it (the exam switch, an exam's fresh seed)."""
 import logging
 from dataclasses import dataclass
 
+from dragon import game
 from dragon.classroom import Classroom
 from dragon.classroom_store import ClassroomError
 from ui import class_routes
@@ -25,7 +26,8 @@ class ClassListener:
             log.warning("class %s not counted: %s", what, err)
 
     def result(self, level_id: str, score: float, stars: int) -> None:
-        self._tell("result", lambda: self.room.report(self.token, level_id, score, stars))
+        own = game.own_hints()  # answers shown on this very attempt cap the next one, not this one
+        self._tell("result", lambda: self.room.report(self.token, level_id, score, stars, own_hints=own))
 
     def hint(self, level_id: str) -> None:
         self._tell("hint", lambda: self.room.hint_used(self.token, level_id))
@@ -49,9 +51,7 @@ def listener(state) -> ClassListener | None:
 
 def round_rules(token: str) -> dict:
     """What the class's open round decides for a framed game, never the link: {"exam": bool, "seed": int | None}
-    (an exam's fresh seed for a lab whose answers come from a seeded training)."""
-    r = class_routes.ROOM[0].framed(token) if token and class_routes.ROOM else None
-    if r is None:
+    (dragon/classroom.py Classroom.framed_rules)."""
+    if not token or not class_routes.ROOM:
         return {"exam": False, "seed": None}
-    seed = (r.variant or {}).get("seed")
-    return {"exam": bool(r.exam), "seed": seed if isinstance(seed, int) else None}
+    return class_routes.ROOM[0].framed_rules(token)

@@ -96,8 +96,17 @@ def check_steps(steps: object) -> int:
     return whole(steps, "steps", MIN_STEPS, MAX_STEPS)
 
 
-def check_seed(seed: object) -> int:
-    return whole(seed, "seed", 0, 2**31 - 1)
+PUBLIC_SEEDS = 2**31  # a seed a page's box or a public endpoint takes: 0 … 2³¹ − 1
+SEEDS = 2**53  # every seed the lessons train: a class exam draws its own from PUBLIC_SEEDS … SEEDS − 1
+
+
+def check_seed(seed: object, most: int = SEEDS - 1) -> int:
+    return whole(seed, "seed", 0, most)
+
+
+def check_public_seed(seed: object) -> int:
+    """A seed from outside the server (a public endpoint): 0 … 2³¹ − 1."""
+    return check_seed(seed, PUBLIC_SEEDS - 1)
 
 
 def train(
