@@ -64,11 +64,18 @@ def compare_stars(guess_one: int, guess_eight: int, truth: dict) -> int:
     return {(0, 0): 3, (0, 1): 2, (1, 1): 1}.get(tuple(errors), 0)
 
 
+def received(reading: Reading) -> torch.Tensor:
+    """(h, T): the attention each head gives each word from the *other* words (summed over their query rows; a word
+    looking at itself is no link between words)."""
+    maps = reading.weights[:, 1:, 1:]
+    return (maps * (1 - torch.eye(maps.shape[-1], dtype=maps.dtype))).sum(dim=1)
+
+
 def finding_heads(level: Level, lang: str) -> list[str]:
-    """For each finding, the head that gives its word the most attention (summed over query rows)."""
+    """For each finding, the head that gives its word the most attention from the other words."""
     reading = default_dragon().read(level.text[lang], lang)
-    received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T)
-    return [HEADS[int(received[:, token_index(reading, f.word[lang])].argmax())] for f in level.findings]
+    got = received(reading)
+    return [HEADS[int(got[:, token_index(reading, f.word[lang])].argmax())] for f in level.findings]
 
 
 def match_stars(picks: list[str | None], answers: list[str]) -> tuple[int, list[bool]]:

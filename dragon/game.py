@@ -5,6 +5,7 @@ import contextlib
 import contextvars
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -126,6 +127,28 @@ def results_to(listener: Listener | None) -> Iterator[None]:
         RESULTS_TO.reset(token)
 
 
+ATTEMPT_HINTS: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("attempt_hints", default=None)
+
+
+@contextlib.contextmanager
+def attempt_hints(start: int) -> Iterator[list[int]]:
+    """Within the block, use_hint() also counts into the attempt's own hints (from `start`: those it used before):
+    a listener caps a result by the hints used *before* this attempt, as the game's own cap does (a lab's answers
+    shown on this attempt cap only the next one)."""
+    counter = [max(0, int(start))]
+    token = ATTEMPT_HINTS.set(counter)
+    try:
+        yield counter
+    finally:
+        ATTEMPT_HINTS.reset(token)
+
+
+def own_hints() -> int:
+    """The hints the attempt in progress used itself (0 outside an attempt_hints block)."""
+    counter = ATTEMPT_HINTS.get()
+    return counter[0] if counter else 0
+
+
 def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
     """A new progress dict with this result kept if it beats the best so far (and the result told to RESULTS_TO)."""
     listener = RESULTS_TO.get()
@@ -133,8 +156,14 @@ def record(progress: dict, level_id: str, score: float, stars: int) -> dict:
         listener.result(level_id, score, stars)
     out = {**progress, "stars": dict(progress["stars"]), "best": dict(progress["best"])}
     out["stars"][level_id] = max(stars, out["stars"].get(level_id, 0))
-    out["best"][level_id] = round(max(score, out["best"].get(level_id, 0.0)), 2)
+    out["best"][level_id] = max(kept_score(score), out["best"].get(level_id, 0.0))
     return out
+
+
+def kept_score(score: float) -> float:
+    """A score as the progress keeps it: cut (not rounded) to hundredths, so a kept best is never above the line its
+    stars were judged on (84.996 is kept as 84.99, beside ★, never as 85.0)."""
+    return math.floor(float(score) * 100 + 1e-9) / 100
 
 
 def use_hint(progress: dict, level_id: str) -> dict:
@@ -142,6 +171,9 @@ def use_hint(progress: dict, level_id: str) -> dict:
     listener = RESULTS_TO.get()
     if listener is not None:
         listener.hint(level_id)
+    counter = ATTEMPT_HINTS.get()
+    if counter is not None:
+        counter[0] += 1
     out = {**progress, "hints": dict(progress["hints"])}
     out["hints"][level_id] = out["hints"].get(level_id, 0) + 1
     return out

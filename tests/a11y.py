@@ -9,6 +9,12 @@ import axe_playwright_python
 
 AXE = Path(axe_playwright_python.__file__).resolve().parent / "axe.min.js"
 BLOCKING = ("serious", "critical")
+# Colours are judged as drawn: a fade still running (a page just opened, a button's hover) or Gradio's veil over a
+# component whose event is under way blends them, so the audit waits until every finite animation and transition
+# has ended and no veil is up.
+SETTLED = """() => document.getAnimations().every(
+    (a) => a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)
+  && !document.querySelector('[data-testid="status-tracker"].translucent:not(.hide)')"""
 
 RUN = """async () => {
   const r = await axe.run(document, { resultTypes: ["violations"] });
@@ -23,6 +29,7 @@ def audit(page, impacts: tuple[str, ...] = BLOCKING) -> list[dict]:
     nodes: ["selector — what to fix", …]}]."""
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
+    page.wait_for_function(SETTLED, timeout=10_000)
     return [v for v in page.evaluate(RUN) if v["impact"] in impacts]
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from dragon import api
+from dragon import api, game
 from dragon.chapter1 import finding_heads
 from dragon.config import HEADS
-from dragon.levels import get_level
-from ui import play
+from dragon.levels import get_level, load_levels
+from ui import handlers, play
 from ui.text import head_label, head_name, t
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -106,6 +106,13 @@ def set_gates(page, gates) -> None:
     """Drag each slider to its value (Playwright's fill on a range input fires its input event, as dragging does)."""
     for i, value in enumerate(gates):
         page.locator(f"#mhd-s{i}").fill(f"{value:.2f}")
+
+
+def set_gates_in_place(page, gates) -> None:
+    """Move the sliders as a hand does, where they are: their input events, without Playwright scrolling each into
+    view (so a test can tell whether the page itself scrolled)."""
+    page.evaluate("""(gates) => gates.forEach((v, i) => { const el = document.querySelector(`#mhd-s${i}`);
+        el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); })""", [float(g) for g in gates])
 
 
 def win(page, level_id: str, lang: str, stars: int = 3) -> None:
@@ -213,8 +220,13 @@ def test_every_button_answers_in_view(open_page, size) -> None:
         page.wait_for_function("(x) => document.querySelector('#panel .feedback').textContent.includes(x)", arg=expect)
         assert in_view(page, "#panel .feedback .coach"), f"{act}: its answer is out of view ({size})"
     shot(page, f"feedback-{size}-after-reset")
-    win(page, "2-4", "en", stars=1)  # a hint and the reveal were used
-    assert in_view(page, "#panel .won-line") and in_view(page, "#panel .next")
+    before = page.evaluate("scrollY")
+    set_gates_in_place(page, get_level("2-4").target_for("en"))  # a hint and the reveal were used: ★
+    page.wait_for_selector("#panel .scorebox.w1")
+    page.wait_for_timeout(600)
+    assert page.evaluate("scrollY") == before  # a star never scrolls the page (the sliders stay under the hand)
+    assert in_view(page, "#panel .summary .stars")  # the stars say it where the player looks (sticky on a phone)
+    page.locator("#panel .next").scroll_into_view_if_needed()  # the won line sits right under the sliders
     page.locator("#panel .next").click()
     page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('2-5')")
     assert in_view(page, "#top .level-title")
@@ -280,18 +292,41 @@ def test_bad_number_box_values_leave_slider_box_and_score_agreeing(open_page) ->
     assert page.locator(".srow[data-head=emotion] .smsg").text_content() == ""
 
 
-def test_language_switch_stays_on_the_level_with_the_sliders(open_page) -> None:
+def import_progress(page, progress: dict) -> None:
+    """Paste a progress code made for `progress` into the page's codes box (as a player moving computers does)."""
+    code = handlers.export_code({}, game.save(progress))["codes"]["code"]
+    page.locator("#codes summary").click()
+    page.locator("#codes textarea").fill(code)
+    page.locator("#codes [data-act=import]").click()
+    page.wait_for_function("document.querySelector('#codes .code-msg').textContent.trim().length > 0")
+
+
+def test_language_switch_and_the_level_list_open_a_level_at_its_own_start(open_page) -> None:
     page = open_page("level=2-3&lang=zh")
+    progress = game.new_progress()
+    for level_id in [lv.id for lv in load_levels()[0].levels]:
+        progress = game.record(progress, level_id, 100.0, 3)
+    import_progress(page, progress)  # chapter 2 open: its levels can be picked from the list
     page.locator("#mhd-s5").fill("0.9")
     wait_score(page, engine_score("2-3", [0.5] * 5 + [0.9, 0.5, 0.5], "zh"))  # a new best: saved
-    page.locator("#mhd-s4").fill("0.8")  # worse than the best: nothing is saved, the slider must still be kept
-    gates = [0.5] * 4 + [0.8, 0.9, 0.5, 0.5]
-    wait_score(page, engine_score("2-3", gates, "zh"))
+    page.locator("#mhd-s4").fill("0.8")  # worse than the best: nothing is saved
+    wait_score(page, engine_score("2-3", [0.5] * 4 + [0.8, 0.9, 0.5, 0.5], "zh"))
     page.locator("#top button[data-lang=en]").click()
     page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('On the Stork Tower')")
     assert "lang=en" in page.url and "level=2-3" in page.url
-    assert page.locator("#mhd-s5").input_value() == "0.9" and page.locator("#mhd-s4").input_value() == "0.8"
-    wait_score(page, engine_score("2-3", gates, "en"))
+    wait_score(page, engine_score("2-3", [0.5] * 8, "en"))  # the English target is another: the level's own start
+    assert slider_gates(page) == [0.5] * 8
+    # the level list: the sliders moved here never carry over to the level picked (nor score it)
+    page.locator("#mhd-s1").fill("0.9")
+    page.locator("#mhd-s0").fill("0.1")
+    wait_score(page, engine_score("2-3", [0.1, 0.9] + [0.5] * 6, "en"))
+    page.locator("#top .level-pick").select_option("2-4")
+    page.wait_for_function("document.querySelector('#panel').dataset.level === '2-4' || "
+                           "document.querySelector('#top .level-title').textContent.includes('2-4')")
+    wait_score(page, engine_score("2-4", [0.5] * 8, "en"))
+    assert slider_gates(page) == [0.5] * 8
+    page.locator("#top .level-pick").select_option("2-3")
+    wait_score(page, engine_score("2-3", [0.5] * 8, "en"))
     page.wait_for_function("document.querySelector('footer').innerText.includes('Use via API')")
     assert in_view(page, "#top .level-title")
     shot(page, "lang-switch-en")
@@ -371,15 +406,22 @@ def test_every_map_labels_its_tokens_and_shows_a_cell_on_hover_and_focus(open_pa
 
 def test_win_moment_next_level_and_reduced_motion(open_page) -> None:
     page = open_page("level=2-1&lang=en")
-    win(page, "2-1", "en")
+    page.locator("#mhd-s0").scroll_into_view_if_needed()
+    before = page.evaluate("scrollY")
+    set_gates_in_place(page, get_level("2-1").target_for("en"))
+    page.wait_for_selector("#panel .scorebox.w3")
+    assert score(page) == "100.0"
     assert page.evaluate("getComputedStyle(document.querySelector('#panel .stars')).animationName") == "star-pop-3"
     assert page.locator("#panel .dragon-box.won").count() == 1
-    assert in_view(page, "#panel .feedback .why")  # the why, where the player looks
-    if api.explain("2-1", "en")["claims"]:
-        assert in_view(page, "#panel .feedback .claims")  # with the engine's numbers behind the narration
+    page.wait_for_timeout(600)  # any scroll the star could set off has happened by now
+    assert page.evaluate("scrollY") == before  # a star never moves the page under the player's hand
+    assert in_view(page, "#panel .won-line")  # the won line, beside the stars: the why's link and the next level
+    page.locator("#panel .why-link").click()
+    assert in_view(page, "#panel .feedback .why")  # the why, when the player asks for it
     shot(page, "win-en")
     page.locator("#panel .next").click()
     page.wait_for_function("document.querySelector('#top .level-title').textContent.includes('2-2')")
+    assert in_view(page, "#top .level-pick") and in_view(page, "#top .level-title")  # the next level at its top
     calm = open_page("level=2-1&lang=en", reduced_motion="reduce")
     win(calm, "2-1", "en")
     assert calm.evaluate("getComputedStyle(document.querySelector('#panel .stars')).animationName") == "none"
@@ -446,6 +488,32 @@ def test_a_new_best_counts_at_once_and_is_kept(open_page) -> None:
     wait_ready(page)
     assert engine_score("2-1", best, "zh") in page.locator("#panel .best").text_content()
     shot(page, "best-kept-after-reload")
+
+
+SLOW_LIVE = """() => { const real = window.fetch;  // each live answer (a component's server function) comes 600 ms late
+  window.fetch = (url, ...rest) => String(url).includes('component_server')
+    ? new Promise((ok) => setTimeout(ok, 600)).then(() => real(url, ...rest)) : real(url, ...rest); }"""
+
+
+def test_a_record_is_its_live_answers_though_the_sliders_moved_on(open_page) -> None:
+    """The player moves to a better place and on to a worse one before the first move's answer is back: what is
+    saved (and shown after a reload) is the better place's score, the record that answer reported, never the
+    worse one the sliders sat on when 'record' ran."""
+    page = open_page("level=2-1&lang=zh")
+    page.evaluate(SLOW_LIVE)
+    stored = "() => localStorage.getItem('multi-head-dragon-progress')"
+    before = page.evaluate(stored)
+    best, worse = [0.5] * 7 + [0.0], [0.5] * 7 + [1.0]
+    assert float(engine_score("2-1", worse, "zh")) < float(engine_score("2-1", best, "zh")) < 70
+    page.locator("#mhd-s7").fill("0.0")
+    page.wait_for_timeout(100)
+    page.locator("#mhd-s7").fill("1.0")  # while the first answer is on its way
+    wait_score(page, engine_score("2-1", worse, "zh"))
+    page.wait_for_function(f"(b) => ({stored})() !== b", arg=before)
+    assert engine_score("2-1", best, "zh") in page.locator("#panel .best").text_content()
+    page.reload()
+    wait_ready(page)
+    assert engine_score("2-1", best, "zh") in page.locator("#panel .best").text_content()
 
 
 def test_little_ts_advice_fades_when_the_player_moves_on(open_page) -> None:

@@ -77,6 +77,26 @@ def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
     shot(page, "ch3-formula-zh-won")
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_next_round_of_3_1_starts_empty_with_its_question_in_view(open_lab, size: str) -> None:
+    touch = {"has_touch": True, "is_mobile": True} if size == "phone" else {}
+    page = open_lab("level=3-1&lang=en", size, **touch)
+    level = get_level("3-1")
+    m = chapter3.round_math(level, "en", 0)
+    winner, share = page.locator("#lab [data-answer=winner]"), page.locator("#lab [data-answer=share]")
+    empty = (winner.input_value(), share.input_value())
+    winner.select_option(str(m["winner"]))
+    share.select_option(str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS)))
+    page.locator("#mhd-lab-check").click()
+    wait_text(page, "#lab .result-head", "2 of 2 points")
+    page.locator("#mhd-lab-round").click()
+    wait_text(page, "#lab h3.round", "Round 2 of 3")
+    page.wait_for_function("document.activeElement && document.activeElement.dataset.answer === 'winner'")
+    assert (winner.input_value(), share.input_value()) == empty  # not the last round's answers
+    assert in_view(page, "#lab h3.round"), "the new round's question is out of view"
+    shot(page, f"ch3-formula-round2-{size}")
+
+
 def test_the_race_guess_then_run_en_projector(open_lab) -> None:
     page = open_lab("level=3-2&lang=en&projector=1", "projector")
     guess = page.locator("#lab [data-answer=guess]")
@@ -90,8 +110,9 @@ def test_the_race_guess_then_run_en_projector(open_lab) -> None:
     assert in_view(page, "#lab .result-head")
     measured = float(page.locator("#lab .result-head").get_attribute("data-measured"))
     assert f"×{measured:.2f}" in page.locator("#lab .fact-check").inner_text()
-    ref = api.race_reference(get_level("3-2").guess_at)  # the same range the server scored with (once per server)
-    page.locator("#lab [data-answer=work]").select_option("same")  # read off the table of work
+    server = api.race_reference(get_level("3-2").guess_at)  # the server's races (once per server) and this one
+    ref = {"lo": min(server["lo"], measured), "hi": max(server["hi"], measured)}
+    page.locator("#lab [data-answer=work]").select_option("same")  # read off the workload table
     page.locator("#mhd-lab-check").click()
     page.wait_for_selector("#lab .lab-end")
     stars = game.read_stars(game.guess_stars(2.0, ref["lo"], ref["hi"])[1], True)

@@ -95,22 +95,35 @@ def test_pruning_measure_then_submit_zh_phone(open_lab) -> None:  # noqa: F811
     shot(page, "ch4-prune-phone-zh")
 
 
-def test_positions_predict_then_numbers_en(open_lab) -> None:  # noqa: F811
-    page = open_lab("level=5-1&lang=en")
+@pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("zh", "phone")])
+def test_positions_predict_then_numbers_then_a_second_prediction(open_lab, lang, size) -> None:  # noqa: F811
+    touch = {"has_touch": True, "is_mobile": True} if size == "phone" else {}
+    page = open_lab(f"level=5-1&lang={lang}", size, **touch)
     page.locator("#lab [data-answer=free]").select_option("differ")
     page.locator("#lab [data-answer=pos]").select_option("differ")
     page.locator("#mhd-lab-predict").click()
     page.wait_for_selector("#lab [data-answer=read]")  # the numbers, and the question read off them
     assert in_view(page, "#lab .result-head")
-    p = api.positions(get_level("5-1").text["en"], "en")
+    p = api.positions(get_level("5-1").text[lang], lang)
     page.locator("#lab [data-answer=read]").select_option(str(positions_lesson.reading_answer(p)))
     page.locator("#mhd-lab-check").click()
     page.wait_for_selector("#lab .lab-end")
     stars = game.read_stars(game.points_stars(1, 2), True)  # one prediction right: passed by the reading
-    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars)
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == str(stars) == "1"
     assert f"{p['max_diff_unpermuted_no_positions']:.1e}" in page.locator("#lab .pos-lines").inner_text()
     assert positions_lesson.answer_key(p) == {"free": "same", "pos": "differ"}
-    shot(page, "ch5-positions-en")
+    shot(page, f"ch5-positions-{lang}-{size}")
+    # changed their mind: the second prediction, on a pair the page has not shown, lifts the level to ★★★
+    page.wait_for_selector("#lab .rethink [data-answer=s_back]")
+    asked = page.locator("#lab .rethink .question").inner_text()
+    other = api.positions(next(x for x in positions_lesson.AGAIN_TEXTS[lang] if f"“{x}”" in asked), lang)
+    for k, v in positions_lesson.again_key(other).items():
+        page.locator(f"#lab [data-answer=s_{k}]").select_option(v)
+    page.locator("#mhd-lab-rethink").click()
+    page.wait_for_selector('#lab .rethink-verdict[data-right="1"]')
+    assert page.locator("#lab .lab-end").get_attribute("data-stars") == "3"
+    assert in_view(page, "#lab .rethink-verdict")
+    shot(page, f"ch5-positions-rethink-{lang}-{size}")
 
 
 def test_badge_made_with_an_escaped_name_zh(open_lab) -> None:  # noqa: F811

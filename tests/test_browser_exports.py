@@ -22,6 +22,7 @@ from dragon.config import HEADS
 from dragon.levels import get_level
 from dragon.scoring import score, stars
 from tests.test_browser import ARTIFACTS, browser, open_page  # noqa: F401  (fixtures)
+from ui.draw import shown_score
 from ui.exports import font_stack, maps_figure_svg
 from ui.report import report_html
 from ui.text import head_name, t
@@ -122,7 +123,7 @@ def test_report_prints_its_numbers(page) -> None:
     when = datetime.datetime(2026, 5, 4, 10, 30, tzinfo=datetime.timezone.utc)
     text, pages, pdf = printed(page, report_html(level, lang, gates, s, stars(s), when))
     got = flat(text, level.text[lang] + level.title[lang])
-    assert pages == 1 and flat(f"{s:.1f}") in got and "2026-05-04T10:30:00+00:00" in got
+    assert pages == 1 and flat(f"{shown_score(s):.1f}") in got and "2026-05-04T10:30:00+00:00" in got
     assert all(f"{g:.2f}" in got for g in gates) and flat(level.text[lang]) in got
     (ARTIFACTS / "report-2-1-zh.pdf").write_bytes(pdf)
     page.screenshot(path=str(ARTIFACTS / "report-2-1-zh.png"))

@@ -43,7 +43,10 @@ def test_a_player_behind_a_run_sees_their_place_then_their_run(open_lab, monkeyp
         assert t("w_train", lang) in line.inner_text()  # what runs now
         assert "queue:" not in page.locator("body").inner_text()  # never Gradio's own English line
         size_of = "(el) => parseFloat(getComputedStyle(el).fontSize)"
-        body_px, px = page.locator("#lab .mhd-lab").first.evaluate(size_of), line.evaluate(size_of)
+        body_px = page.locator("#lab .mhd-lab").first.evaluate(size_of)
+        px = page.wait_for_function(  # the line as drawn (the box is redrawn by each poll: never a detached copy)
+            "() => { const el = document.querySelector('#lab .wait-line'); const v = el && el.isConnected "
+            "&& parseFloat(getComputedStyle(el).fontSize); return v > 0 ? v : null; }").json_value()
         assert px >= (20 if size == "projector" else body_px - 0.5), (px, body_px)
         assert text_sizes_below(page, ["#lab .wait-box"], 20 if size == "projector" else 12) == []
         page.locator("#lab .wait-box").scroll_into_view_if_needed()

@@ -215,8 +215,12 @@ def test_race_scores_the_guess_against_the_range_of_repeated_races_then_the_read
     out = answered("race", state, saved, {"guess": "2,5"})
     lab = out["session"]["lab"]
     r, ref = lab["result"], lab["reference"]
-    assert ref["runs"] == race_lesson.REFERENCE_RUNS == len(ref["speedups"]) and ref["lo"] <= ref["hi"]
-    assert api.race_reference(get_level("3-2").guess_at) == ref  # once per server: every player, the same range
+    now = r["speedup"][r["lengths"].index(get_level("3-2").guess_at)]
+    server = api.race_reference(get_level("3-2").guess_at)  # once per server: every player, the same races
+    assert server["runs"] == race_lesson.REFERENCE_RUNS == len(server["speedups"])
+    # the range a guess is scored against holds the server's races and the race shown beside it
+    assert ref["runs"] == server["runs"] + 1 and ref["lo"] <= now <= ref["hi"]
+    assert (ref["lo"], ref["hi"]) == (min(server["lo"], now), max(server["hi"], now))
     assert lab["guess"] == 2.5 and (lab["factor"], lab["guessed"]) == game.guess_stars(2.5, ref["lo"], ref["hi"])
     assert "stars" not in lab and "3-2" not in game.load(out["saved"]).progress["stars"]  # not yet: read first
     body = out["lab"]["body"]
@@ -308,7 +312,7 @@ def test_believing_the_lesson_still_passes_fusion() -> None:
     """Predictions all wrong (Wᴼ first, the input kept, one head a number), yet reading the picture right passes."""
     wrong = {"o0": "w_o", "o1": "concat", "o2": "residual", "keep": "2", "reach": "0"}
     out = rooms.answer("predict", session("3-3"), fresh(), wrong)
-    assert out["session"]["lab"]["points"] == 0 and "Not that order" in out["lab"]["body"]
+    assert out["session"]["lab"]["points"] == 0 and "Wrong order" in out["lab"]["body"]
     read = rooms.answer("check", out["session"], out["saved"], fusion_read("en"))
     assert read["session"]["lab"]["stars"] == game.read_stars(game.points_stars(0, 3), True) == 1
 
@@ -502,7 +506,8 @@ def test_small_text_fixes() -> None:
     options = top.options_html("3-1", game.new_progress(), "en")
     assert "  " not in options and "3-1 Inside the formula ☆☆☆" in options
     llama = next(m for m in api.facts()["models"] if m["kv_heads"] != m["heads"])
-    quiz = facts_quiz.quiz_html(get_level("3-4"), "en", {"level": "3-4"})
+    answered = {qid: {"value": 1} for qid in get_level("3-4").quiz}  # the table (the quiz's answers) shows once checked
+    quiz = facts_quiz.quiz_html(get_level("3-4"), "en", {"level": "3-4", "quiz": answered})
     assert f"{llama['layers']} × {llama['heads']} ({llama['kv_heads']} key/value heads, GQA)" in quiz
     for lid in ("3-1", "3-3"):  # Wᴼ, never a caret, in what the player reads
         for lang in ("zh", "en"):

@@ -159,7 +159,7 @@ def test_own_sentence_looks_at_the_last_pronoun_and_the_specials() -> None:
     assert abs(mine["on_words"] + mine["specials"] + mine["row"][2] - 1) < 1e-3  # the row sums to 1
     mine["judged"] = sentence_lesson.judge(mine, "She")  # the earlier she: another place of the same word
     said = own_sentence_box.try_result("en", mine, best)
-    assert "[CLS]/[SEP]" in said and "looks at the last one" in said
+    assert "[CLS]/[SEP]" in said and "shows the last one" in said
     assert ("parks" in said) == (mine["specials"] > mine["judged"]["top_w"])
 
 
@@ -231,10 +231,13 @@ def test_growing_up_cards_are_shuffled_per_attempt_and_pruning_uses_that_very_mo
 
 
 def test_crystal_ball_picture_shows_absolute_weight_with_numbers() -> None:
-    """One scale for all 72 cells (what is scored is the absolute weight on the target), each with its number."""
+    """One scale for all 72 cells (what is scored is the absolute weight on the target), each with its number once
+    the pick is made."""
     level = get_level("4-1")
     r = api.crystal_ball(level.text["en"], "they", "students")
     body = chapter4.crystal_panel(level, "en", game.new_progress(), {"level": "4-1"}, "")
+    assert "cb-w" not in body  # before the pick: colour only
+    body = chapter4.crystal_panel(level, "en", game.new_progress(), {"level": "4-1", "pick": [0, 0], "stars": 0}, "")
     cells = re.findall(r'data-pick="(\d),(\d+)".*?class="cb-w">([\d.]+)</span>(.*?)</button>', body)
     assert len(cells) == r["layers"] * r["heads"]
     tg = r["target"]["position"]

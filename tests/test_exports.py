@@ -19,7 +19,7 @@ from dragon.config import HEADS
 from dragon.levels import get_level, load_levels
 from dragon.scoring import score, stars
 from ui import views
-from ui.draw import esc
+from ui.draw import esc, shown_score
 from ui.exports import FONT_STACK, NUMBER_MIN, UPSCALE, cell_number, maps_figure_svg
 from ui.heatmap import VIRIDIS
 from ui.report import report_html, report_text
@@ -197,7 +197,7 @@ def test_report_prints_the_computed_score_and_the_gates_as_given() -> None:
     n = stars(s)
     when = datetime.datetime(2026, 3, 14, 9, 26, 53, tzinfo=datetime.timezone(datetime.timedelta(hours=8)))
     html = report_html(level, lang, GATES, s, n, when)
-    assert f'<span class="score">{s:.1f}</span>' in html
+    assert f'<span class="score">{shown_score(s):.1f}</span>' in html  # cut to a tenth, as the gauge prints it
     assert f"{'★' * n}{'☆' * (3 - n)} {t('ws_r_stars', lang, n=n)}" in html
     assert "<time>2026-03-14T09:26:53+08:00</time>" in html
     for i, head in enumerate(HEADS):
@@ -206,7 +206,7 @@ def test_report_prints_the_computed_score_and_the_gates_as_given() -> None:
         goal, mine = level.target_for(lang)[i], GATES[i]
         assert f'<td class="num goal">{goal:.2f}</td><td class="num mine">{mine:.2f}</td>' in row
     text = report_text(level, lang, GATES, s, n, when)
-    assert f"{t('score', lang)}: {s:.1f}" in text and "2026-03-14T09:26:53+08:00" in text
+    assert f"{t('score', lang)}: {shown_score(s):.1f}" in text and "2026-03-14T09:26:53+08:00" in text
     target = level.target_for(lang)
     assert all(f"{head_label(i, lang)} | {target[i]:.2f} | {g:.2f}" in text for i, g in enumerate(GATES))
 

@@ -201,10 +201,12 @@ NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, 
     "r_flops_title", "r_loop_flops", "r_batched_flops",
     "u_order", "u_step", "u_concat", "u_w_o", "u_residual", "u_keep_q", "u_reach_q", "u_bad", "u_order_ok",
     "u_order_wrong", "u_points", "u_switches", "u_sw_wo", "u_sw_res", "u_keep_mean", "u_per_token", "u_reach_title",
-    "u_locked", "u_read_q", "u_read_label", "u_read_result",
+    "u_quiet", "u_locked", "u_read_q", "u_read_label", "u_read_result",
     "h_setup", "h_params_title", "h_heads", "h_dhead", "h_params", "h_formula", "h_rank_q", "h_place", "h_go", "h_bad",
     "h_result", "h_chart", "h_x", "h_y", "h_acc_title", "h_your_rank", "h_read_q", "h_read_label",
     "h_read_result",
+    # the second predictions (ui/rethinks.py): their questions and the lines that print what they measured
+    "r_rt_setup", "r_rt_result", "u_rt_setup", "u_rt_off", "u_rt_on", "u_rt_mark", "h_rt_setup",
 }  # fmt: skip
 CHAPTER3 = re.compile(r"^(f|r|u|h)_|^same_map$")
 

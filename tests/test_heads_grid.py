@@ -19,8 +19,16 @@ def crystal() -> dict:
     return api.crystal_ball(get_level("4-1").text["en"], word, target)
 
 
-def test_every_head_is_a_button_with_its_weight_and_top_words(crystal) -> None:
+def test_before_the_pick_the_heads_show_colour_and_words_not_weights(crystal) -> None:
     html = heads_grid(crystal, "en")
+    assert "cb-w" not in html
+    labels = re.findall(r'<button [^>]*aria-label="([^"]*)">', html)
+    assert len(labels) == 72 and not any(c.isdigit() for label in labels for c in label.split("→", 1)[1])
+    assert 'data-reveal="question"' in html and "picked" not in html and "best" not in html
+
+
+def test_after_the_pick_every_head_prints_its_weight_and_top_words(crystal) -> None:
+    html = heads_grid(crystal, "en", picked=[0, 0])
     cells = re.findall(r'<button [^>]*data-pick="(\d+),(\d+)" aria-label="([^"]*)">.*?class="cb-w">([0-9.]+)<', html)
     assert len(cells) == crystal["layers"] * crystal["heads"] == 72
     tg, q = crystal["target"]["position"], crystal["position"]
@@ -29,7 +37,6 @@ def test_every_head_is_a_button_with_its_weight_and_top_words(crystal) -> None:
         assert shown == f"{row[tg]:.2f}"  # its weight on the target, as computed
         top = max(v for j, v in enumerate(row) if j != q)
         assert label.startswith(f"L{int(li) + 1} H{int(hi) + 1} → ") and label.split(", ")[0].endswith(f"{top:.2f}")
-    assert 'data-reveal="question"' in html and "picked" not in html and "best" not in html
 
 
 def test_the_pick_and_the_strongest_are_named_in_words(crystal) -> None:

@@ -34,7 +34,7 @@ KNOWN = [
 def test_the_verdict_follows_the_numbers(sentence: str, word: str, means: str) -> None:
     j = api.crystal_ball(sentence, word, referent=means)["judged"]
     assert j["head"] == api.lesson_head()["name"] and j["verdict"] in lesson.VERDICTS
-    unsure = j["specials"] > j["top_w"] or j["top_w"] - j["second_w"] < lesson.MARGIN
+    unsure = j["specials"] > j["top_w"] or round(round(j["top_w"], 2) - round(j["second_w"], 2), 2) < lesson.MARGIN
     assert (j["verdict"] == "unsure") == unsure
     if not unsure:
         assert (j["verdict"] == "right") == (j["top"].lower() == means.lower())
@@ -70,6 +70,22 @@ def test_the_page_says_the_verdict_and_no_mostly_below_half(sentence: str, word:
     assert (mostly in said) == (j["sure"] and j["mostly"])
     assert ("mostly" not in said.replace(mostly, "")) if lang == "en" else True
     assert f"{j['top_w']:.2f}" in said
+    if lang == "en" and j["specials"] <= j["top_w"]:  # the lead printed is the printed shares' difference
+        w, m, w2 = (float(x) for x in re.search(r"gives ([\d.]+) of .*?([\d.]+) (?:more than|apart).*?\(([\d.]+)\)",
+                                                 html_text(said)).groups()) if "more than" in said else flat(said)
+        assert abs(round(w - w2, 2) - m) < 1e-9, said
+
+
+def html_text(said: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", said))
+
+
+def flat(said: str) -> tuple[float, float, float]:
+    """(w, m, w2) of an unsure line: '…shares for “a” (w) and “b” (w2) are only m apart…'."""
+    w, w2, m = re.search(r"\(([\d.]+)\) and .*?\(([\d.]+)\) are only ([\d.]+) apart", html_text(said)).groups()
+    return float(w), float(m), float(w2)
 
 
 def test_it_is_raining_has_no_false_mostly() -> None:

@@ -7,10 +7,12 @@ import re
 import pytest
 
 from dragon import api, game
+from dragon.config import HEADS
+from dragon.level_types import PANEL
 from dragon.levels import get_level
 from dragon.scoring import score
 from ui import handlers, play, quiz, views
-from ui.draw import esc, story_html, tokens_html, why_html
+from ui.draw import esc, shown_score, story_html, tokens_html, why_html
 from ui.session import START_GATES, level_after
 from ui.text import STRINGS, i18n_tables, t
 
@@ -79,7 +81,7 @@ def test_live_answers_a_slider_move_with_the_engine_score() -> None:
     assert 'class="score-value">100.0<' in answer["view"]["gauge"] and "★★★" in answer["view"]["gauge"]
     gates = [0.2, 0.9, 0.4, 0.1, 0.3, 0.6, 0.5, 0.7]
     s = score(api.level_reading(get_level("2-1"), "zh"), gates, target)
-    assert f">{s:.1f}<" in play.live({**ZH, "gates": gates, "saved": fresh()})["view"]["gauge"]
+    assert f">{shown_score(s):.1f}<" in play.live({**ZH, "gates": gates, "saved": fresh()})["view"]["gauge"]
 
 
 @pytest.mark.parametrize(
@@ -114,7 +116,7 @@ def test_live_brings_back_what_record_saves() -> None:
     again = play.live({**ZH, "gates": gates, "saved": answer["saved"]})
     assert again["record"] is False and "saved" not in again
     s = play.level_score(get_level("2-1"), "zh", gates)
-    assert f"{s:.1f}" in again["view"]["gauge"].split('class="best">')[1].split("<")[0]  # the best shown: this score
+    assert f"{shown_score(s):.1f}" in again["view"]["gauge"].split('class="best">')[1].split("<")[0]  # this score
 
 
 def scores_between(low: float, high: float, count: int) -> list[list[float]]:
@@ -249,10 +251,11 @@ def test_match_pickers_speak_the_players_language() -> None:
 # --- page-level events ----------------------------------------------------------------------------------------
 
 
-def test_language_switch_keeps_the_level_and_the_sliders() -> None:
+def test_language_switch_keeps_the_level_and_starts_it_from_its_own_start() -> None:
     mine = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
     out = handlers.switch_lang({"level": "2-3", "lang": "zh"}, fresh(), mine, {"lang": "en"})
-    assert out["session"] == {"level": "2-3", "lang": "en"} and out["panel"]["value"] == mine
+    assert out["session"] == {"level": "2-3", "lang": "en"} and out["panel"]["value"] == [0.5] * 8
+    assert out["panel"]["opened"] > 0  # the page takes these sliders, not the ones it had (tests/test_browser.py)
     assert "On the Stork Tower" in out["top"]["story"] and handlers.switch_lang(ZH, fresh(), mine, {"lang": "x"}) == {}
 
 
@@ -309,6 +312,31 @@ def test_locked_chapter_is_refused_from_the_menu() -> None:
     out = handlers.choose_level({"level": "1-1", "lang": "en"}, fresh(), {"level": "2-1"})
     assert set(out) == {"top"} and "locked" in out["top"]["notice"] and out["top"]["level"] == "1-1"
     assert 'value="2-1" disabled' in out["top"]["options"]
+
+
+def test_the_head_profile_shows_shares_that_add_up_to_one() -> None:
+    """The bars and their tips say "each head's share of the fused output": yours and the target's add up to 1, and
+    the panel line's shares are the target's bars."""
+    level = get_level("2-1")
+    reading = api.level_reading(level, "en")
+    mine, goal = views.profiles(reading, [0.5] * 8, level.target_for("en"))
+    assert abs(sum(mine) - 1) < 1e-9 and abs(sum(goal) - 1) < 1e-9
+    line = views.panel_html(level, "en")
+    a, b = (HEADS.index(h) for h in PANEL[level.kind])
+    assert f"{goal[a]:.2f} and {goal[b]:.2f}" in line
+
+
+def test_the_picker_opens_what_next_opens_and_no_more() -> None:
+    """A teacher's link opened 2-1 for a new player: *Next* goes on to 2-2 (the class goes in order), so the picker
+    offers 2-2 too, and opening it from the picker works; 2-3 stays locked in both."""
+    link = {"level": "2-1", "lang": "en"}
+    nxt = handlers.next_level(link, fresh())
+    assert nxt["session"]["level"] == "2-2"
+    opened = handlers.choose_level(link, fresh(), {"level": "2-1"})["top"]["options"]
+    assert 'value="2-2" disabled' not in opened and 'value="2-3" disabled' in opened
+    assert handlers.choose_level(link, fresh(), {"level": "2-2"})["session"]["level"] == "2-2"
+    refused = handlers.choose_level(link, fresh(), {"level": "2-3"})
+    assert set(refused) == {"top"} and "locked" in refused["top"]["notice"]
 
 
 # --- views ----------------------------------------------------------------------------------------------------

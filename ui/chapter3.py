@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from dragon import api, findings, game, margins
+from dragon import api, findings, game, lab_variants, margins
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS, DragonConfig
 from dragon.device import best_device
@@ -55,8 +55,14 @@ def rule_html(level: Level, lang: str) -> str:
 
 # --- 3-1 inside the formula -----------------------------------------------------------------------------------
 
-def round_math(level: Level, lang: str, i: int) -> dict:
-    r = level.rounds[lang][i]
+def rounds_of(level: Level, lang: str, attempt: Attempt | None = None) -> tuple:
+    """The level's rounds, or in a class exam the rounds drawn for the round's seed (dragon/lab_variants.py)."""
+    exam = attempt is not None and attempt.get("fixed_seed")
+    return lab_variants.formula_rounds(level.id, lang, attempt["seed"]) if exam else level.rounds[lang]
+
+
+def round_math(level: Level, lang: str, i: int, attempt: Attempt | None = None) -> dict:
+    r = rounds_of(level, lang, attempt)[i]
     return api.head_math(level.text[lang], lang, r.word, r.head)
 
 
@@ -71,11 +77,11 @@ def share_choices(lang: str) -> list[tuple[str, str]]:
 
 
 def formula_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
-    rounds = level.rounds[lang]
+    rounds = rounds_of(level, lang, attempt)
     at = min(int(attempt.get("at", 0)), len(rounds) - 1)
     done = attempt.get("done", [])
     revealed = len(done) > at
-    m = round_math(level, lang, at)
+    m = round_math(level, lang, at, attempt)
     head = m["head"]
     title = t("f_round", lang, i=at + 1, n=len(rounds), head=f"{NUMERALS[HEADS.index(head)]} {head_name(head, lang)}",
               word=m["word"])  # fmt: skip
@@ -113,16 +119,16 @@ def formula_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
     )
     check = "" if revealed else lab.button("check", t("check", lang))
     side = ask + lab.checking(level, lang, progress, attempt, check=check, result=result, rule_line=rule_html(level, lang))
-    return lab.two_columns("formula", main, side, open_view="softmax" if revealed else "q")
+    return lab.two_columns("formula", main, side, open_view="softmax" if revealed else "q", key=f"round{at}")
 
 
 def check_formula(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
-    rounds = level.rounds[lang]
+    rounds = rounds_of(level, lang, attempt)
     done = list(attempt.get("done", []))
     at = int(attempt.get("at", 0))
     if len(done) != at or at >= len(rounds):
         return progress, attempt, ""  # this round was already checked
-    m = round_math(level, lang, at)
+    m = round_math(level, lang, at, attempt)
     try:
         winner, share = int(str(data.get("winner"))), int(str(data.get("share")))
     except ValueError:
@@ -147,7 +153,7 @@ def check_formula(level: Level, lang: str, progress: dict, attempt: Attempt, dat
 def next_round(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
     """On to the next round once this one is checked."""
     at, done = int(attempt.get("at", 0)), attempt.get("done", [])
-    if len(done) == at + 1 and at + 1 < len(level.rounds[lang]):
+    if len(done) == at + 1 and at + 1 < len(rounds_of(level, lang, attempt)):
         attempt = {**attempt, "at": at + 1}
     return progress, attempt, ""
 
@@ -225,6 +231,13 @@ def parse_guess(value) -> float | None:
     return g if math.isfinite(g) and GUESS_RANGE[0] <= g <= GUESS_RANGE[1] else None
 
 
+def with_this_race(reference: dict, now: float) -> dict:
+    """The range a guess is scored against: the server's reference races and the race just run (shown beside it), so
+    the page never grades a guess against a range its own race falls outside."""
+    return {**reference, "lo": min(reference["lo"], now), "hi": max(reference["hi"], now),
+            "runs": int(reference["runs"]) + 1}  # fmt: skip
+
+
 def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
     """The player's guess of the speed-up, then the race, timed now on the serving device in the server's lane (the
     wait box meanwhile; the page asks again when it is done), and the score."""
@@ -239,6 +252,7 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     if not waits.settled(run):
         return progress, {**attempt, "guess": guess, "waiting": run.id}, ""
     result, ref = run.result["result"], run.result["reference"]  # the range of repeated races: the same guess, the same stars
+    ref = with_this_race(ref, result["speedup"][result["lengths"].index(level.guess_at)])
     factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
     progress, cap = lab.answers_shown(progress, level.id)  # the range is on screen now
     cap = min(cap, game.read_stars(guessed, True))  # the most a right reading can still earn with this guess

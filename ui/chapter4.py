@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from dragon import api, findings, game
+from dragon import api, findings, game, lab_variants
 from dragon.device import best_device
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import growing as growing_lesson
@@ -24,7 +24,7 @@ from . import lab, own_sentence_box, waits
 from .charts import bars_html, line_chart
 from .draw import esc, star_text
 from .findings_text import back, grow_fill, prune_fill, said, tower_fill
-from .heads_grid import heads_grid
+from .heads_grid import detail_box, heads_grid, ranking_html
 from .heatmap import legend, png_data_uri, row_alt
 from .lab import Attempt, Outcome
 from .tensors import row_bars, words_key
@@ -81,18 +81,26 @@ def prune_rule(lang: str) -> str:
     return lab.star_rule(lang, "rule_prune", s3=s[0], s2=s[1], s1=s[2])
 
 
-def crystal_of(level: Level) -> dict:
-    word, target = level.ask
+def crystal_of(level: Level, attempt: Attempt | None = None) -> dict:
+    """4-1's sentence read by the real model for the level's word and referent, or in a class exam for the pair drawn
+    for the round's seed (dragon/lab_variants.py)."""
+    exam = attempt is not None and attempt.get("fixed_seed")
+    word, target = lab_variants.crystal_ask(level.id, attempt["seed"]) if exam else level.ask
     return api.crystal_ball(level.text["en"], word, target)
 
 
 def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
-    r = crystal_of(level)
+    r = crystal_of(level, attempt)
     q, tg = r["position"], r["target"]["position"]
     picked = attempt.get("pick")
     best = r["best"]
     grid = heads_grid(r, lang, picked, best_shown=picked is not None)
+    if picked is not None:  # the pick made: any head read out with its numbers, the heads ranked by this link
+        grid += detail_box(r, lang) + ranking_html(r, lang, tg)
     intro = t("c_intro", lang, word=r["word"], target=r["target"]["token"], model=r["model"], L=r["layers"], H=r["heads"])
+    if attempt.get("fixed_seed"):  # the story asks the level's own pair; this exam round asks another
+        intro = t("c_exam", lang, word=r["word"], target=r["target"]["token"], ask_word=level.ask[0],
+                          ask_target=level.ask[1]) + " " + intro
     result = note
     if picked is not None:
         li, hi = picked
@@ -122,7 +130,7 @@ def pick(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
         li, hi = (int(x) for x in str(data.get("pick", "")).split(","))
     except ValueError:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    r = crystal_of(level)
+    r = crystal_of(level, attempt)
     if not (0 <= li < r["layers"] and 0 <= hi < r["heads"]):
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     w = r["attention"][li][hi][r["target"]["position"]]

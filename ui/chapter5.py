@@ -6,15 +6,16 @@ is built from ui/lab.py's blocks and listed in ui/rooms.py."""
 import base64
 
 from dragon import api, game
+from dragon.config import HEADS
 from dragon.lessons import badge as badge_lesson
 from dragon.lessons import positions as positions_lesson
-from dragon.levels import Level
+from dragon.levels import Level, load_levels
 
 from . import lab
 from .draw import esc, star_text
 from .findings_text import positions_fill, said
 from .lab import Attempt, Outcome
-from .text import t
+from .text import head_label, t
 
 # --- 5-1 positions -----------------------------------------------------------------------------------------------
 
@@ -50,7 +51,7 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
             reads = [(str(i), t(f"pos_read{i}", lang)) for i in range(len(positions_lesson.READ_EDGES) + 1)]
             result += lab.question(t("pos_read_q", lang)) + lab.asks(lab.select("read", t("pos_read_label", lang), reads, None, lang))
             result += lab.check_row(lab.button("check", t("check", lang)))
-        result += positions_numbers(p, lang)
+        result += positions_numbers(p, lang, read="stars" in attempt)
     check = "" if "points" in attempt else lab.button("predict", t("check", lang))
     return lab.room(
         "positions", lab.note(t("pos_setup", lang, a=a, b=b, n=len(p["position_features"]))),
@@ -58,9 +59,11 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
     )  # fmt: skip
 
 
-def positions_numbers(p: dict, lang: str) -> str:
+def positions_numbers(p: dict, lang: str, read: bool = True) -> str:
+    """The four tables of output numbers; once the reading is checked (`read`), the findings that say what they
+    measure too (before it, a sentence naming the largest difference would answer the reading question)."""
     m = positions_lesson.measured(p)
-    lines = said(positions_lesson.FINDINGS, m, lang, skip=("pos_setup",), **positions_fill(m, lang))
+    lines = said(positions_lesson.FINDINGS, m, lang, skip=("pos_setup",), **positions_fill(m, lang)) if read else []
     tables = [
         (t("pos_t_free", lang, text=p["text_a"]), p["tokens_a"], p["preview_a"]),
         (t("pos_t_free", lang, text=p["text_b"]), p["tokens_b"], p["preview_b"]),
@@ -69,8 +72,8 @@ def positions_numbers(p: dict, lang: str) -> str:
     ]
     shown = "".join(f"<div>{lab.caption(title)}{numbers_table(tokens, rows)}</div>" for title, tokens, rows in tables)
     return (
-        lab.lines(lines, "lines pos-lines") + f'<div class="pos-tables">{shown}</div>'
-        + lab.question(t("pos_next", lang), "next-question")
+        (lab.lines(lines, "lines pos-lines") if lines else "") + f'<div class="pos-tables">{shown}</div>'
+        + (lab.question(t("pos_next", lang), "next-question") if read else "")
     )  # fmt: skip
 
 
@@ -124,6 +127,23 @@ def badge_share(progress: dict, lang: str) -> str:
     return lab.note(line, "badge-share", stars=game.badge_stars(progress))
 
 
+def badge_why(progress: dict, lang: str) -> str:
+    """Why each head glows as it does: its mastery, and the levels that exercise it with the stars held there; the
+    levels that train no single head (1-1, the labs) are named: they count in this level's stars, not in a light."""
+    mastery, levels = badge_lesson.mastery(progress), badge_lesson.head_levels()
+    lit = {lid for ids in levels.values() for lid in ids}
+    unlit = [lv.id for c in load_levels() if c.number in game.BADGE_CHAPTERS for lv in c.levels if lv.id not in lit]
+    rows = []
+    for i, head in enumerate(HEADS):
+        held = " · ".join(f"{lid} {star_text(int(progress['stars'].get(lid, 0)))}" for lid in levels[head])
+        rows.append(f"<tr><th>{esc(head_label(i, lang))}</th><td>{mastery[head]:.0%}</td><td>{esc(held or '—')}</td></tr>")
+    head = f"<tr><th>{esc(t('b_why_head', lang))}</th><th>{esc(t('b_why_light', lang))}</th><th>{esc(t('b_why_levels', lang))}</th></tr>"
+    return (
+        f'<div class="table-wrap"><table class="badge-why"><caption>{esc(t("b_why_title", lang))}</caption>'
+        f"<thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>" + lab.note(t("b_why_labs", lang, ids=", ".join(unlit)), "badge-unlit")
+    )
+
+
 def download(anchor_id: str, filename: str, mime: str, raw: bytes, label: str) -> str:
     return f'<a class="btn primary" id="{anchor_id}" download="{filename}" href="{data_uri(mime, raw)}">{esc(label)}</a>'
 
@@ -141,7 +161,8 @@ def badge_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
             download("mhd-badge-png", "dragon-badge.png", "image/png", png, t("b_png", lang)),
         )
         result += (
-            lab.verdict(t("b_made", lang, n=bright)) + f'<div class="badge-out"><div class="badge-svg">{svg}</div>{links}</div>'
+            lab.verdict(t("b_made", lang, n=bright)) + f'<div class="badge-out"><div class="badge-card"><div class="badge-svg">{svg}</div>{links}</div>'
+            + f'<div class="badge-reasons">{badge_why(progress, lang)}</div></div>'  # beside the badge where it fits
             + lab.end(level, lang, progress, int(attempt.get("stars", 0)))
         )  # fmt: skip
     return lab.room(

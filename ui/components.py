@@ -69,6 +69,7 @@ PANEL_PROPS = {
     "actions": "",
     "feedback": "",
     "ack": 0,  # changes with every button's answer: the script brings the feedback into view
+    "opened": 0,  # changes each time a level (or the sandbox) is opened: the script takes the server's sliders then
     "code": "",  # a teacher level or the sandbox: the share code (or sandbox text) the live answer reads
 }
 
@@ -142,7 +143,7 @@ def lab(events: list[str], wait: Callable) -> gr.HTML:
     `events`: every event its buttons may send (Gradio registers a custom event it finds named in the script);
     `wait`: the server function the panel asks about a run on its way in the server's lane."""
     names = ", ".join(f"'{e}'" for e in events)
-    js = f"const EVENTS = [{names}];\n" + script("lab.js")
+    js = f"const EVENTS = [{names}];\n" + script("heads_detail.js") + script("lab.js")
     return gr.HTML(html_template=LAB_TEMPLATE, js_on_load=js, elem_id="lab", server_functions=[wait],
                    apply_default_css=False, **LAB_PROPS)  # fmt: skip
 
@@ -167,7 +168,7 @@ SANDBOX_EVENTS = ["make", "word"]  # the sandbox's buttons (the script names the
 def sandbox() -> gr.HTML:
     """The sandbox's text box, each head's top words, the real model's 72 heads (English) and 'make a level'."""
     names = ", ".join(f"'{e}'" for e in SANDBOX_EVENTS)
-    js = f"const EVENTS = [{names}];\n" + script("sandbox.js")
+    js = f"const EVENTS = [{names}];\n" + script("heads_detail.js") + script("sandbox.js")
     return gr.HTML(html_template=SANDBOX_TEMPLATE, js_on_load=js, elem_id="sandbox", apply_default_css=False,
                    body="", label="", ack=0)  # fmt: skip
 

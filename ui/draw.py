@@ -81,9 +81,16 @@ def score_colour(score: float) -> str:
     return "#2e9e4f" if score >= 95 else "#d4a017" if score >= 85 else "#f28c28" if score >= 70 else "#8e9aa6"
 
 
+def shown_score(score: float) -> float:
+    """A score as the page prints it: within 0…100, cut down to a tenth (the stars' lines 70 / 85 / 95 stay honest)."""
+    return math.floor(max(0.0, min(100.0, score)) * 10) / 10
+
+
 def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str, demo: bool = False) -> str:
-    """A semicircle gauge with the score, the stars, the best so far and the most stars still reachable."""
-    s = max(0.0, min(100.0, score))
+    """A semicircle gauge with the score, the stars, the best so far and the most stars still reachable. Scores are
+    printed cut (not rounded) to a tenth, so the number beside the stars is never above the line they are judged on:
+    84.96 reads 84.9 beside ★, never 85.0."""
+    s = shown_score(score)
     a = math.pi * (1 - s / 100)
     x, y = 100 + 80 * math.cos(a), 100 - 80 * math.sin(a)
 
@@ -91,7 +98,7 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
         c, d = math.cos(math.pi * (1 - v / 100)), math.sin(math.pi * (1 - v / 100))
         return f'<line x1="{100 + 70 * c:.1f}" y1="{100 - 70 * d:.1f}" x2="{100 + 90 * c:.1f}" y2="{100 - 90 * d:.1f}" stroke="#111827" stroke-width="2"/>'
 
-    best_text = f"{t('best', lang)} {best:.1f}" if best is not None else ""
+    best_text = f"{t('best', lang)} {shown_score(best):.1f}" if best is not None else ""
     status = t("demo_frame", lang) if demo else t("cap_now", lang, stars=star_text(cap))
     return (
         f'<div class="gauge{" demo" if demo else ""}">'
@@ -106,8 +113,21 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
     )
 
 
-def profile_html(mine: list[float], target: list[float] | None, silent: list[str], lang: str) -> str:
-    """Each head's share of the fused output: yours as coloured bars, the target (if any) as grey dashed silhouettes."""
+SAME_SHARE_CUE = 0.02  # a target share this close to yours is "about the same" in the bar's words
+
+
+def share_cue(mine: float, target: float, lang: str) -> str:
+    """The target's share said as the silhouette shows it: higher, lower or about the same as yours."""
+    if abs(target - mine) < SAME_SHARE_CUE:
+        return t("cue_same", lang)
+    return t("cue_more" if target > mine else "cue_less", lang)
+
+
+def profile_html(mine: list[float], target: list[float] | None, silent: list[str], lang: str,
+                 exact: bool = True) -> str:  # fmt: skip
+    """Each head's share of the fused output: yours as coloured bars, the target (if any) as grey dashed silhouettes.
+    Not `exact` (the level not won at ★★★, its answer not asked for): the words beside a bar say the target's share
+    as the silhouette shows it (higher, lower, about the same), not its number, which would give the weights away."""
     shown = target is not None
     target = target if shown else [0.0] * len(HEADS)
     top = max([*mine, *target, 1e-9])
@@ -115,8 +135,12 @@ def profile_html(mine: list[float], target: list[float] | None, silent: list[str
     for i, head in enumerate(HEADS):
         quiet = head in silent
         name = head_label(i, lang)
-        tip = (t("share_tip", lang, name=name, mine=f"{mine[i]:.2f}", target=f"{target[i]:.2f}") if shown
-               else t("share_tip_mine", lang, name=name, mine=f"{mine[i]:.2f}"))  # fmt: skip
+        if not shown:
+            tip = t("share_tip_mine", lang, name=name, mine=f"{mine[i]:.2f}")
+        elif exact:
+            tip = t("share_tip", lang, name=name, mine=f"{mine[i]:.2f}", target=f"{target[i]:.2f}")
+        else:
+            tip = t("share_tip_cue", lang, name=name, mine=f"{mine[i]:.2f}", cue=share_cue(mine[i], target[i], lang))
         rows.append(
             f'<div class="prow{" quiet" if quiet else ""}" title="{esc(tip)}">'
             f'<span class="pname">{esc(NUMERALS[i] + " " + head_name(head, lang))}</span>'

@@ -61,6 +61,7 @@ def quiz_html(level: Level, lang: str, attempt: Attempt) -> str:
         f"<th>{esc(t('q_model', lang))}</th><th>{esc(t('q_layers_heads', lang))}</th><th>{esc(t('q_dims', lang))}</th>"
         f"<th>{esc(t('q_total', lang))}</th></tr></thead><tbody>{rows}</tbody></table></div></details>"
     )
+    table = table if answered == len(level.quiz) else ""  # the table holds the quiz's answers: shown once all are checked
     return (
         f'<section class="facts-quiz">{lab.heading(t("q_title", lang))}{lab.in_order("", items)}'
         f'{lab.check_row(lab.button("quiz", t("q_check", lang)))}{lab.result_box(score, "quiz-box")}{table}</section>'

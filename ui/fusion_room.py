@@ -8,6 +8,7 @@ import numpy as np
 from dragon import api, findings, game, margins
 from dragon.config import HEADS
 from dragon.lessons import fusion as fusion_lesson
+from dragon.lessons.fusion import QUIET
 from dragon.levels import Level
 
 from . import lab
@@ -45,12 +46,15 @@ def setting_html(f: dict, m: dict, w_o: bool, residual: bool, lang: str, read: b
     s = next(x for x in f["switches"] if x["w_o"] == w_o and x["residual"] == residual)
     per_token = bars_html([(tok, v, "#7b3fbf") for tok, v in zip(f["tokens"], s["keep_per_token"], strict=True)], 1.0, cls="keep")
     reach = np.asarray(f["reach"]["w_o_on" if w_o else "w_o_off"])  # (h, d)
+    quiet = np.broadcast_to(np.asarray(f["quiet_dims"]["w_o_on" if w_o else "w_o_off"], dtype=bool), reach.shape)
     labels = [head_label(i, lang) for i in range(len(HEADS))]
     title = t("u_reach_title", lang, d=f["d_model"])
     picture = (
         f'<figure class="reach"><figcaption>{esc(title)}</figcaption><div class="reach-grid"><div class="reach-names">'
         + "".join(f'<span style="border-color:{HEAD_COLORS[h]}">{esc(n)}</span>' for h, n in zip(HEADS, labels, strict=True))
-        + f'</div><img alt="{esc(title)}" src="{png_data_uri(reach)}"></div>{legend(lang)}</figure>'
+        + f'</div><img alt="{esc(title)}" src="{png_data_uri(reach, quiet)}"></div>{legend(lang)}'
+        + (lab.note(t("u_quiet", lang, n=int(quiet[0].sum()), p=f"{100 * QUIET:g}")) if quiet.any() else "")
+        + "</figure>"
     )
     hpd = lab.note(hpd_line(f, m, w_o, lang)) if w_o or read else ""
     return (
@@ -155,3 +159,4 @@ def read_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == fusion_lesson.read_answer(fusion_of(level, lang), game.REACH_BUCKETS)
     return lab.read_off(progress, level, attempt, read, ok, FUSION_POINTS)
+

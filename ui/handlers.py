@@ -8,7 +8,7 @@ from dragon import game, teacher_levels
 from dragon.checks import mended
 from dragon.levels import LANGS, all_levels, get_level, load_levels
 
-from . import class_link
+from . import class_link, views
 from .page import codes_props, page
 from .sandbox import sandbox_page
 from .session import (
@@ -94,7 +94,8 @@ def choose_level(state: State, saved: Saved, data: EventData) -> dict:
         notice = t("unknown_level", lang, id=str(level_id)[:20])
         return {"top": top_props(current, lang, progress, notice, session)}
     level = get_level(level_id)
-    if level.chapter not in game.unlocked_chapters(progress) and progress["stars"].get(level.id, 0) == 0:
+    reachable = level.id == views.next_from(current.id, progress)  # where this level's *Next* leads: it opens too
+    if level.chapter not in game.unlocked_chapters(progress) and progress["stars"].get(level.id, 0) == 0 and not reachable:
         return {"top": top_props(current, lang, progress, t("locked_level", lang), session)}  # nothing else changes
     return page(level, lang, progress, keep=carried(session))
 
@@ -114,14 +115,15 @@ def next_level(state: State, saved: Saved) -> dict:
 
 
 def switch_lang(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:
-    """The language switch (event data {lang}): the same level (or sandbox), the player's sliders kept."""
+    """The language switch (event data {lang}): the same level from its own start (its target is another in the other
+    language), or the sandbox with the player's sliders kept."""
     session = session_of(state)
     lang = data.get("lang") if isinstance(data, dict) else None
     if lang not in LANGS:
         return {}
     level = level_of(session)
     try:
-        kept = clean_gates(gates) if level is None or level.sliders else None
+        kept = clean_gates(gates) if level is None else None
     except ValueError:
         kept = None
     progress = game.load(saved).progress

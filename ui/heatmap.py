@@ -37,10 +37,17 @@ FONT = 12.0  # label size in the same units: 12 px at natural size, 20 px in pro
 TILT = math.radians(60)  # column labels are turned 60° so long words fit over narrow columns
 
 
-def png_data_uri(matrix: np.ndarray) -> str:
-    """(rows, cols) values in [0, 1] → a data: URI of a PNG, one pixel per cell (the browser scales it)."""
+QUIET_RGB = (209, 213, 219)  # a cell that stands for almost nothing (ui/fusion_room.py): grey, off the colour scale
+
+
+def png_data_uri(matrix: np.ndarray, quiet: np.ndarray | None = None) -> str:
+    """(rows, cols) values in [0, 1] → a data: URI of a PNG, one pixel per cell (the browser scales it); `quiet`
+    (rows, cols) bool: cells drawn grey, off the scale."""
     m = np.nan_to_num(np.asarray(matrix, dtype=np.float64)).clip(0.0, 1.0)
     rgb = VIRIDIS[(m * 255).round().astype(np.int64)]
+    if quiet is not None:
+        rgb = rgb.copy()
+        rgb[np.asarray(quiet, dtype=bool)] = QUIET_RGB
     buf = io.BytesIO()
     Image.fromarray(rgb, mode="RGB").save(buf, format="PNG", optimize=False, compress_level=1)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
@@ -167,6 +174,12 @@ ALT_WORDS = 5  # the words a map's text alternative names
 def shares_text(pairs: list[tuple[str, float]], most: int = ALT_WORDS) -> str:
     """'昨天 0.62, 正在 0.31': words with their shares as a map shows them, the largest first (at most `most`)."""
     return ", ".join(f"{w} {v:.2f}" for w, v in pairs[:most])
+
+
+def row_words(name: str, words: list[str], row, most: int = 3, skip: int | None = None) -> str:
+    """One row of a map in words only, largest first: '① 语法头 → 思, 光' (what colour shows, without its numbers)."""
+    ranked = sorted(((float(v), -j, w) for j, (w, v) in enumerate(zip(words, row, strict=True)) if j != skip), reverse=True)
+    return f"{name} → {', '.join(w for _, _, w in ranked[:most])}"
 
 
 def row_alt(name: str, words: list[str], row, most: int = 3, skip: int | None = None) -> str:

@@ -54,13 +54,27 @@ class Needs:
 
 
 @dataclass(frozen=True)
+class Rethink:
+    """A predict-then-read room's second prediction (ui/rethink.py), on a measurement its page has not shown:
+    draw(level, lang, attempt, rng) → the question's parameters (kept in the attempt); panel(level, lang, attempt,
+    asked, held) → its fields, or, once checked (held["measured"]), what was measured; check(level, lang, progress,
+    attempt, asked, data) → (right by the level's margin, what was measured), a refusal (str), or an Outcome
+    while a run it handed to the lane is on its way."""
+
+    draw: Callable[..., dict]
+    panel: Callable[..., str]
+    check: Callable[..., "tuple[bool, dict] | str | Outcome"]
+
+
+@dataclass(frozen=True)
 class Room:
-    """A lab level kind: its panel, its buttons' actions (event name → Action), and what it must load first. Every
-    room can start over ('again'), and a room with needs answers 'warm'."""
+    """A lab level kind: its panel, its buttons' actions (event name → Action), what it must load first, and its
+    second prediction. Every room can start over ('again'), and a room with needs answers 'warm'."""
 
     panel: Panel
     actions: dict[str, Action] = field(default_factory=dict)
     needs: Needs | None = None
+    rethink: Rethink | None = None
 
 
 def attempt_of(state: State, level: Level) -> Attempt:
@@ -194,10 +208,12 @@ def room(name: str, *parts: str) -> str:
     return f'<div class="lab-{name}">{"".join(parts)}</div>'
 
 
-def two_columns(name: str, main: str, side: str, side_cls: str = "", open_view: str = "") -> str:
+def two_columns(name: str, main: str, side: str, side_cls: str = "", open_view: str = "", key: str = "") -> str:
     """A level's panel in two columns on a wide screen (one on a phone): the work, and the question beside it.
-    `open_view`: the tensor the page's script opens first."""
+    `open_view`: the tensor the page's script opens first; `key`: the question on screen (3-1's round): when it
+    changes, the page's script clears the choices the browser kept and brings the new question into view."""
     opened = f' data-open="{esc(open_view)}"' if open_view else ""
+    opened += f' data-key="{esc(key)}"' if key else ""
     return (
         f'<div class="lab-{name} lab-cols"{opened}><div class="lab-main">{main}</div>'
         f'<div class="lab-side{" " + side_cls if side_cls else ""}">{side}</div></div>'
@@ -308,7 +324,7 @@ def checking(
     result box its answer appears in."""
     row = check_row(check) if check else ""
     cap = cap_note(level, lang, progress, attempt) if capped else ""
-    return f"{rule_line}{row}{cap}{result_box(result)}"
+    return f"{rule_line}{row}{cap}{result_box(result)}{RETHINK_SLOT}"
 
 
 def verdict(text: str, cls: str = "", **data: object) -> str:
@@ -326,6 +342,12 @@ def lines(items: list[str], cls: str = "lines") -> str:
     return f'<ul class="{cls}">{"".join(f"<li>{esc(x)}</li>" for x in items)}</ul>'
 
 
+# Where ui/rooms.py puts the second prediction (ui/rethink.py): a link beside the stars that points to it, and the
+# question itself after the result box (the answer, its stars and its why stay one screen, as a teacher shows them).
+RETHINK_LINK = "<!--rethink-link-->"
+RETHINK_SLOT = "<!--rethink-->"
+
+
 def end(level: Level, lang: str, progress: dict, earned: int) -> str:
     """After the last check: the stars, won or lost, the why, and the way on (try again, and the next level)."""
     head = t("lab_won", lang, stars=star_text(earned)) if earned else t("lab_lost", lang)
@@ -334,7 +356,7 @@ def end(level: Level, lang: str, progress: dict, earned: int) -> str:
     return (
         f'<div class="lab-end {"won" if earned else "lost"}" data-stars="{earned}">'
         f'<span class="result-stars">{star_text(earned)}</span> '
-        f"<b>{esc(head)}</b>{buttons(way_on)}</div>{why_html(level, lang)}"
+        f"<b>{esc(head)}</b>{buttons(way_on)}{RETHINK_LINK}</div>{why_html(level, lang)}"
     )
 
 

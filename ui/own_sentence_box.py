@@ -53,7 +53,8 @@ def try_result(lang: str, mine: dict, best: dict) -> str:
     says = verdict_line(lang, mine, best["name"])
     key = findings.pick(sentence_lesson.FINDINGS, "context", sentence_lesson.measured(mine))
     ctx = t(key, lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}", ref=mine["judged"]["referent"],
-            margin=f"{MARGIN:.2f}", sink=f"{mine['context_sink']:.2f}")  # fmt: skip
+            margin=f"{MARGIN:.2f}", sink=f"{mine['context_sink']:.2f}", second=mine.get("context_second", ""),
+            w2=f"{mine.get('context_second_w', 0.0):.2f}")  # fmt: skip
     rows = [(w, v, "#1f4e9c") for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)) if j != mine["position"]]
     rows.append((t("c_specials", lang), mine["specials"], "#8e9aa6"))
     real = bars_html(rows, 1.0, fmt="{:.2f}", cls="cb-row")  # the same absolute scale as our dragon's bars

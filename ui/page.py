@@ -1,5 +1,7 @@
 """The whole page for one level and player: what every component shows when a level opens."""
 
+import time
+
 from dragon import api, game
 from dragon.levels import Level
 
@@ -63,6 +65,7 @@ def page(
         code = session.get("custom", "") if level.kind == "custom" else ""
         out["panel"] = play.panel_props(level, lang, gates or START_GATES, progress, exam=bool(session.get("exam")),
                                         code=code)  # fmt: skip
+        out["panel"]["opened"] = time.time_ns()  # opened: the sliders are the server's, whatever the page had
         out["maps"] = views.maps_html(api.level_reading(level, lang), lang)
     elif level.lab:
         if attempt and attempt.get("level") == level.id:

@@ -15,7 +15,7 @@ from dragon.levels import LANGS, Level, all_levels
 from dragon.scoring import Scorer, ascent_path, stars
 
 from . import views
-from .draw import coach_html, dragon_svg, esc, gauge_html, star_text, why_html
+from .draw import coach_html, dragon_svg, esc, gauge_html, shown_score, star_text, why_html
 from .session import (
     MAX_SANDBOX_CHARS,
     SANDBOX,
@@ -56,13 +56,14 @@ def live_view(level: Level, lang: str, gates: list[float], progress: dict) -> tu
     s = level_score(level, lang, gates)
     earned = stars(s, game.hints_used(progress, level.id))
     best = progress["best"].get(level.id)
-    improved = earned > progress["stars"].get(level.id, 0) or round(s, 2) > (best if best is not None else -1.0)
+    improved = earned > progress["stars"].get(level.id, 0) or game.kept_score(s) > (best if best is not None else -1.0)
     shown_best = max(best, s) if best is not None else s
     view = {
         "gauge": gauge_html(s, earned, shown_best, cap(progress, level.id), lang),
-        "compare": views.comparison(level, reading, gates, lang),
+        "compare": views.comparison(level, reading, gates, lang, answer_open(level, progress)),
         # read out by screen readers: the level on screen, in the language on screen
-        "say": t("say_score", lang, level=level.id, title=level.title[lang], s=f"{s:.1f}", stars=star_text(earned)),
+        "say": t("say_score", lang, level=level.id, title=level.title[lang], s=f"{shown_score(s):.1f}",
+                 stars=star_text(earned)),
     }
     return view, improved
 
@@ -119,10 +120,18 @@ def won_html(level: Level, lang: str, progress: dict) -> str:
     return f'<div class="won-line"><b>{esc(t("won", lang))}</b> {why}{button}</div>'
 
 
-def why_block(level: Level, lang: str) -> str:
-    """The why of a level and the engine's measured numbers behind its narration."""
+def answer_open(level: Level, progress: dict) -> bool:
+    """Whether the page may give the level's target numbers: won at ★★★, or the answer asked for (the goddess's demo or
+    the teacher's reveal, each counted as two hints)."""
+    return progress["stars"].get(level.id, 0) >= 3 or game.hints_used(progress, level.id) >= 2
+
+
+def why_block(level: Level, lang: str, progress: dict | None = None) -> str:
+    """The why of a level and the engine's measured numbers behind its narration; the target's numbers only once the
+    answer is open (`progress` None: it is, as for a teacher's level just made from the sliders)."""
     why = views.made_why(level, lang) if level.kind == "custom" and not level.why[lang] else why_html(level, lang)
-    return why + views.panel_html(level, lang) + views.claims_html(level, lang)
+    full = progress is None or answer_open(level, progress)
+    return why + views.panel_html(level, lang, full) + views.claims_html(level, lang)
 
 
 def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "",
@@ -134,7 +143,7 @@ def panel_props(level: Level, lang: str, gates: list[float], progress: dict, fee
     names = [head_label(i, lang) for i in range(len(HEADS))]
     silent = set(api.silent_heads(reading))
     if not feedback and progress["stars"].get(level.id, 0) > 0:
-        feedback = why_block(level, lang)
+        feedback = why_block(level, lang, progress)
     return {
         **view,
         "value": list(gates),
@@ -269,7 +278,8 @@ def _context(state: State, saved: Saved, gates: Gates) -> tuple[Level, str, dict
 
 
 def record(state: State, saved: Saved, gates: Gates) -> dict:
-    """Save a better score (the script asks after a live answer beat the record); a new star is celebrated."""
+    """Save a better score (the script asks after a live answer beat the record, sending the gates that answer was
+    scored on: the sliders may have moved on since); a new star is celebrated."""
     ctx = _context(state, saved, gates)
     if ctx is None:
         return {}
@@ -287,7 +297,7 @@ def record(state: State, saved: Saved, gates: Gates) -> dict:
         out["panel"] = {
             "saved": out["saved"], "won": f"won w{earned}", "next": won_html(level, lang, progress),
             "actions": buttons_html(level, lang, progress, session_of(state)["exam"]),
-            **({"feedback": why_block(level, lang)} if before == 0 else {}),
+            **({"feedback": why_block(level, lang, progress)} if before == 0 or earned == 3 else {}),
         }  # fmt: skip
     return out
 
@@ -298,7 +308,7 @@ def recorded(level: Level, lang: str, gates: list[float], progress: dict) -> tup
     s = level_score(level, lang, gates)
     earned = stars(s, game.hints_used(progress, level.id))
     before = progress["stars"].get(level.id, 0)
-    if earned <= before and round(s, 2) <= progress["best"].get(level.id, -1.0):
+    if earned <= before and game.kept_score(s) <= progress["best"].get(level.id, -1.0):
         return None
     return game.record(progress, level.id, s, earned), before, earned
 
@@ -307,7 +317,7 @@ def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: 
             **panel) -> dict:  # fmt: skip
     """A button's answer: the panel's view for these gates and progress, a line of feedback, progress saved."""
     view, _ = live_view(level, lang, gates, progress)
-    feedback = coach_html(coach) + (why_block(level, lang) if progress["stars"].get(level.id, 0) > 0 else "")
+    feedback = coach_html(coach) + (why_block(level, lang, progress) if progress["stars"].get(level.id, 0) > 0 else "")
     saved = game.save(progress)
     props = {**view, "saved": saved, "actions": buttons_html(level, lang, progress, exam), "feedback": feedback,
              "ack": time.time_ns(), **panel}  # fmt: skip
@@ -344,7 +354,7 @@ def demo(state: State, saved: Saved, gates: Gates) -> Iterator[dict]:
     coach = coach_html(t("demo_says", lang))
     for step_gates, step_score in path:
         gauge = gauge_html(step_score, stars(step_score), None, cap(progress, level.id), lang, demo=True)
-        compare = views.comparison(level, reading, step_gates, lang)
+        compare = views.comparison(level, reading, step_gates, lang, exact=True)  # the demo shows the answer
         yield {
             "panel": {"value": [round(v, 2) for v in step_gates], "gauge": gauge, "compare": compare, "feedback": coach}
         }
@@ -368,7 +378,7 @@ def reveal(state: State, saved: Saved, gates: Gates) -> dict:
     out = _answer(level, lang, target, progress, value=target, marks=marks)
     out["panel"]["feedback"] = coach_html(
         t("reveal_says", lang) + weights + "  " + t("reveal_marks", lang)
-    ) + why_block(level, lang)
+    ) + why_block(level, lang, progress)
     return out
 
 

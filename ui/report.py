@@ -5,7 +5,7 @@ import datetime
 from dragon.config import HEADS
 from dragon.level_types import Level
 
-from .draw import esc, star_text
+from .draw import esc, shown_score, star_text
 from .exports import COLON, header_html, in_lang, level_heading, level_target, page_shell
 from .text import HEAD_COLORS, head_label, t
 
@@ -52,7 +52,7 @@ def report_html(level: Level, lang: str, gates: list[float], score: float, stars
     html = (
         f"<header>{header_html(level, lang, t('ws_report', lang))}</header>"
         f'<p class="text">{esc(in_lang(level.text, lang))}</p>'
-        f'<p class="result"><b>{esc(t("score", lang) + COLON[lang])}</b><span class="score">{score:.1f}</span> · '
+        f'<p class="result"><b>{esc(t("score", lang) + COLON[lang])}</b><span class="score">{shown_score(score):.1f}</span> · '
         f'<b>{esc(t("stars_label", lang) + COLON[lang])}</b><span class="stars">{esc(stars_text(stars, lang))}</span></p>'
         f'<p class="when"><b>{esc(t("ws_r_date", lang) + COLON[lang])}</b><time>{esc(when_text(when))}</time></p>'
         f'<table class="gates"><thead><tr>{head}<th></th></tr></thead><tbody>{"".join(body)}</tbody></table>'
@@ -68,7 +68,7 @@ def report_text(level: Level, lang: str, gates: list[float], score: float, stars
         f"{t('app_title', lang)} · {t('ws_report', lang)}",
         level_heading(level, lang)[1] + (f" — {in_lang(level.source, lang)}" if level.source else ""),
         in_lang(level.text, lang),
-        f"{t('score', lang)}{COLON[lang]}{score:.1f}",
+        f"{t('score', lang)}{COLON[lang]}{shown_score(score):.1f}",
         f"{t('stars_label', lang)}{COLON[lang]}{stars_text(stars, lang)}",
         f"{t('ws_r_date', lang)}{COLON[lang]}{when_text(when)}",
         f"{t('ws_head', lang)} | {t('ws_r_target', lang)} | {t('ws_r_yours', lang)}",

@@ -11,7 +11,7 @@ from dragon import api, game
 from dragon.levels import Level, all_levels, get_level
 from dragon.runs import LANE, LaneFullError, Run
 
-from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box, waits
+from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box, rethink, rethinks, waits
 from .draw import esc
 from .lab import Action, Attempt, Outcome, Room
 from .session import EventData, Saved, State, carried, session_of
@@ -22,25 +22,29 @@ ROOMS: dict[str, Room] = {
     # chapter 3: predict, then the real computation
     "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
     "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race),
-                                       "check": Action(chapter3.check_race)}),
+                                       "check": Action(chapter3.check_race)},
+                 rethink=rethinks.RACE),
     "fusion": Room(fusion_room.fusion_panel, {"predict": Action(fusion_room.predict_fusion),
-                                              "check": Action(fusion_room.read_fusion)}),
+                                              "check": Action(fusion_room.read_fusion)},
+                   rethink=rethinks.FUSION),
     "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train),
                                          "check": Action(chapter3.read_heads),
-                                         "quiz": Action(facts_quiz.check, scored=False)}),
+                                         "quiz": Action(facts_quiz.check, scored=False)},
+                  rethink=rethinks.HEADS),
     # chapter 4: the real pretrained model, and heads trained live
     "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick),
                                              "try": Action(own_sentence_box.try_own, scored=False)},
                     needs=chapter4.CRYSTAL_NEEDS),
     "tower": Room(chapter4.tower_panel, {"predict": Action(chapter4.predict_tower), "check": Action(chapter4.read_tower)},
-                  needs=chapter4.TOWER_NEEDS),
+                  needs=chapter4.TOWER_NEEDS, rethink=rethinks.TOWER),
     "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow),
                                        "stages": Action(chapter4.label_stages)}),
     "prune": Room(chapter4.prune_panel, {"measure": Action(chapter4.measure), "submit": Action(chapter4.submit_pruning)},
                   needs=chapter4.PRUNE_NEEDS),
     # chapter 5
     "positions": Room(chapter5.positions_panel, {"predict": Action(chapter5.predict_positions),
-                                                 "check": Action(chapter5.read_positions)}),
+                                                 "check": Action(chapter5.read_positions)},
+                      rethink=rethinks.POSITIONS),
     "badge": Room(chapter5.badge_panel, {"badge": Action(chapter5.make_badge)}),
 }  # fmt: skip
 
@@ -83,8 +87,9 @@ WARM = Action(warm, scored=False)
 
 
 def actions(room: Room) -> dict[str, Action]:
-    """A room's actions: its own, starting over, and loading what it needs."""
-    return {**EVERY_ROOM, **room.actions, **({"warm": WARM} if room.needs else {})}
+    """A room's actions: its own, starting over, loading what it needs, and its second prediction."""
+    second = {rethink.EVENT: Action(rethink.check(room.rethink))} if room.rethink else {}
+    return {**EVERY_ROOM, **room.actions, **({"warm": WARM} if room.needs else {}), **second}
 
 
 EVENTS = list(dict.fromkeys(name for room in ROOMS.values() for name in actions(room)))  # every room's events, once
@@ -103,6 +108,8 @@ def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None =
         body = note or lab.loading(t(room.needs.message, lang))  # a missing model is said once, not asked for again
     else:
         body = room.panel(level, lang, progress, attempt, note)
+        body = body.replace(lab.RETHINK_LINK, rethink.link(lang, attempt, room.rethink), 1)
+        body = body.replace(lab.RETHINK_SLOT, rethink.block(level, lang, attempt, room.rethink), 1)
     label = t("lab_label" if level.chapter <= 3 else f"lab_label{level.chapter}", lang)
     return {"kind": level.kind, "label": esc(label), "body": body, "ack": time.time_ns()}
 
@@ -130,10 +137,14 @@ def answer(event: str, state: State, saved: Saved, data: EventData = None) -> di
     if action is None:
         return {}  # not a button of this level
     data = data if isinstance(data, dict) else {}
-    outcome = action.fn(level, lang, progress, attempt, data)
+    with game.attempt_hints(attempt.get("own_hints", 0) if isinstance(attempt.get("own_hints"), int) else 0) as own:
+        outcome = action.fn(level, lang, progress, attempt, data)
     if outcome is None:
         return {}  # nothing to do now (a run already done)
     after, attempt, note = outcome
+    attempt = rethink.offer(level, lang, attempt, ROOMS[level.kind].rethink)  # passed below ★★★: one more prediction
+    if own[0] and event != "again" and attempt.get("level") == level.id:
+        attempt = {**attempt, "own_hints": own[0]}  # the hints this attempt used (answers shown): a class caps by the rest
     if note:
         return {"lab": lab_props(level, lang, after, attempt, note)}
     session = {**carried(session_of(state)), "level": level.id, "lang": lang, "lab": attempt}

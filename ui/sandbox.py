@@ -10,6 +10,7 @@ from dragon.engine import Reading
 
 from . import play, views
 from .draw import esc
+from .heads_grid import detail_box, look_attrs, neighbour_tag, ranking_html
 from .heatmap import row_alt
 from .page import hidden_parts, page
 from .session import (
@@ -93,6 +94,8 @@ def crystal_form(lang: str, reading: Reading) -> str:
     return (
         f'<div class="sb-model"><b>{esc(t("sb_words_title", lang))}</b><div class="sb-row">'
         f'<label>{esc(t("sb_word_label", lang))} <select data-field="word">{options}</select></label>'
+        f'<label>{esc(t("sb_target_label", lang))} <select data-field="target">'
+        f'<option value="">{esc(t("sb_target_any", lang))}</option>{options}</select></label>'
         f'<button type="button" class="btn" data-act="word" id="mhd-sb-word">{esc(t("sb_word_button", lang))}</button>'
         "</div></div>"
     )
@@ -117,6 +120,8 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
         out["panel"], out["maps"] = dict(play.HIDDEN), ""
     else:
         out["panel"] = play.free_panel_props(reading, lang, g, text, tlang)
+        if gates is None:  # opened afresh (not a language switch keeping the sliders): the server's 0.5 each
+            out["panel"]["opened"] = time.time_ns()
         out["maps"] = views.maps_html(reading, lang, scored=False)
     return out
 
@@ -179,17 +184,23 @@ def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dic
     return out
 
 
-def crystal_html(lang: str, reading: Reading, text: str, word: str) -> str:
-    """One word's row in all 72 heads of the real model, as 4-1 draws it, and the head sending it furthest."""
-    r = api.crystal_ball(text, word)
+def crystal_html(lang: str, reading: Reading, text: str, word: str, target: str | None = None) -> str:
+    """One word's row in all 72 heads of the real model, as 4-1 draws it: the head sending it furthest (or most to
+    `target`), the heads ranked by that link, and any head clicked or keyed to read out with its numbers."""
+    r = api.crystal_ball(text, word, target or None)
     best = r["best"]
     row = r["attention"][best["layer"]][best["head"]]
     grid = (words_key(r["tokens"], best["position"], r["position"]) + strips_grid(r, lang, best_shown=True)
+            + detail_box(r, lang) + ranking_html(r, lang, best["position"])
             + f'<p class="note">{esc(t("sb_model_row", lang, head=best["name"], word=r["word"]))}</p>'
             + row_bars(r["tokens"], row, "#1f4e9c"))  # fmt: skip
     said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
              w=f"{best['weight']:.2f}")  # fmt: skip
-    form = crystal_form(lang, reading).replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>')
+    form = crystal_form(lang, reading)
+    form = form.replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>', 1)
+    if target:  # the second list (the target's) keeps its choice too
+        at = form.index('data-field="target"')
+        form = form[:at] + form[at:].replace(f'<option value="{esc(target)}">', f'<option value="{esc(target)}" selected>', 1)
     help_line = f'<p class="note">{esc(t("sb_model_help", lang, word=r["word"]))}</p>'
     return form.replace("</div></div>", f'</div><p class="result">{esc(said)}</p>{help_line}{grid}</div>', 1)
 
@@ -200,11 +211,13 @@ def pick_word(state: State, saved: Saved, data: EventData) -> dict:
     lang = session["lang"]
     reading = reading_of(session["text"], session["tlang"])
     word = data.get("word") if isinstance(data, dict) else None
+    target = data.get("target") if isinstance(data, dict) else None
     if reading is None or reading.analysis.lang != "en" or word not in reading.tokens:
         return {}
-
+    if target in ("", None) or target == word or target not in reading.tokens:
+        target = None  # "any word" (or a word not in the text: the list only offers the text's words)
     try:
-        crystal = crystal_html(lang, reading, session["text"], word)
+        crystal = crystal_html(lang, reading, session["text"], word, target)
     except ValueError as err:
         crystal = crystal_form(lang, reading) + errors_html(str(err), [])
     body = body_html(lang, session["text"], session["tlang"], reading, crystal=crystal)
@@ -220,10 +233,12 @@ def strips_grid(r: dict, lang: str, best_shown: bool = False) -> str:
     for li in range(r["layers"]):
         for hi in range(r["heads"]):
             name = f"L{li + 1} H{hi + 1}"
+            row = r["attention"][li][hi]
             cls = "cb-map best" if (li, hi) == best else "cb-map"
-            label = row_alt(name, r["tokens"], r["attention"][li][hi], skip=r["position"])
+            label = row_alt(name, r["tokens"], row, skip=r["position"])
             tag = f'<span class="cb-tag">{esc(t("c_tag_best", lang))}</span>' if (li, hi) == best else ""
-            cells.append(f'<div class="{cls}" role="img" aria-label="{esc(label)}" data-head="{name}">'
-                         f'<span class="cb-name">{name}</span>'
-                         f'{attention_strip(r["attention"][li][hi], target, r["position"])}{tag}</div>')  # fmt: skip
+            cells.append(f'<button type="button" class="{cls}" data-act="look" aria-label="{esc(label)}" data-head="{name}"'
+                         f'{look_attrs(row, r["position"], lang)}><span class="cb-name">{name}</span>'
+                         f'{attention_strip(row, target, r["position"])}{neighbour_tag(row, r["position"], lang)}{tag}'
+                         "</button>")  # fmt: skip
     return f'<div class="cb-grid" role="group" aria-label="{esc(t("sb_words_title", lang))}">{"".join(cells)}</div>'

@@ -2,6 +2,7 @@
 
 from dragon import game, teacher_levels
 from dragon.config import HEADS
+from dragon.lessons.growing import PUBLIC_SEEDS, SEEDS
 from dragon.levels import LANGS, Level, all_levels, load_levels
 from dragon.scoring import as_gates
 
@@ -53,7 +54,7 @@ def session_of(state: State) -> dict:
     tlang = state.get("tlang") if state.get("tlang") in SANDBOX_LANGS else "auto"
     token = state.get("class") if isinstance(state.get("class"), str) else ""
     seed = state.get("seed")  # a class exam's fresh seed for a seeded lab (set by the server's round, never a link)
-    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 < seed < 2**31 else None
+    seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and PUBLIC_SEEDS <= seed < SEEDS else None
     return {"level": level, "lang": lang, "exam": state.get("exam") is True, "custom": custom if pack else "",
             "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang, "class": token[:MAX_CLASS_TOKEN], "seed": seed}  # fmt: skip
 

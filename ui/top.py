@@ -40,6 +40,14 @@ def link_of(session: dict) -> dict:
     return link
 
 
+def level_tokens(level: Level, lang: str) -> list[str]:
+    """The words the chips under the story show: the dragon's cut of the text, or 5-1's own (我 / 爱 / 你, the
+    words its tables and its swap are made of)."""
+    if level.kind == "positions":
+        return api.positions(level.text[lang], lang)["tokens_a"]
+    return api.level_reading(level, lang).tokens
+
+
 def top_props(level: Level, lang: str, progress: dict, notice: str = "", session: dict | None = None) -> dict:
     """Everything the top shows for this level and player."""
     reading = api.level_reading(level, lang)
@@ -50,7 +58,7 @@ def top_props(level: Level, lang: str, progress: dict, notice: str = "", session
         "header": header_html(lang, progress),
         "options": options_html(level.id, progress, lang, pack_of(session.get("custom"))),
         "notice": notice_html(notice),
-        "story": story_html(level, lang) + tokens_html(reading.tokens, lang, reading.analysis.truncated),
+        "story": story_html(level, lang) + tokens_html(level_tokens(level, lang), lang, reading.analysis.truncated),
         "level_label": esc(t("level", lang)),
         "language_label": esc(t("language", lang)),
         "projector_label": esc(t("projector", lang)),

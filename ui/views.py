@@ -4,33 +4,41 @@ import functools
 
 import numpy as np
 
-from dragon import api, game
+from dragon import api, chapter1, game
 from dragon.chapter1 import LOOKS_AT, compare_heads
 from dragon.claims import loudness, top_words
 from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.level_types import PANEL
-from dragon.levels import Level, load_levels
+from dragon.levels import Level, all_levels, get_level, load_levels
 
 from .draw import STAR, esc, profile_html, star_text
 from .heatmap import labelled_grid, labelled_map, legend, natural_width, row_alt, shares_text
+from .session import level_after
 from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
 SEP = {"zh": "、", "en": ", "}
 
 
+def next_from(current: str, progress: dict) -> str | None:
+    """Where *Next* leads from the shipped level `current` (a teacher's link may have opened it beyond the player's
+    chapters: the class goes on in order), so the picker and the button never disagree; None for anything else."""
+    return level_after(get_level(current), progress) if current in all_levels() else None
+
+
 def level_options(progress: dict, lang: str, current: str = "") -> list[tuple[str, list[tuple[str, str, bool]]]]:
     """The level picker, by chapter: (chapter title, [(id, label, open)]), with stars and marks in the labels;
-    `current` (opened by a teacher's link, perhaps) is never greyed out."""
+    `current` (opened by a teacher's link, perhaps) is never greyed out, nor the level its *Next* leads to."""
     opened = game.unlocked_chapters(progress)
+    nxt = next_from(current, progress)
     out = []
     for chapter in load_levels():
         items = []
         for lv in chapter.levels:
             stars = progress["stars"].get(lv.id, 0)
             is_open = chapter.number in opened or stars > 0  # a teacher's link may have opened a locked level
-            mark = star_text(stars) if is_open or lv.id == current else t("locked", lang)
-            is_open = is_open or lv.id == current
+            mark = star_text(stars) if is_open or lv.id in (current, nxt) else t("locked", lang)
+            is_open = is_open or lv.id in (current, nxt)
             if is_open and stars == 0 and game.shown(progress, lv.id):
                 mark += f" · {t('shown_mark', lang)}"
             items.append((lv.id, f"{lv.id} {lv.title[lang]} {mark}", is_open))
@@ -64,8 +72,9 @@ def silent_of(reading: Reading) -> list[str]:
     return kept(reading, "silent", lambda: api.silent_heads(reading))
 
 
-def unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
+def shares_of(v: np.ndarray) -> np.ndarray:
+    """Non-negative parts as shares of their sum (they add up to 1; all zero stays zero)."""
+    n = float(v.sum())
     return v / n if n > 1e-12 else v * 0.0
 
 
@@ -124,18 +133,41 @@ FULL_DIFF = 0.1  # a difference of this share (or the largest, if larger) is dra
 SHOWN_DIFF = 3  # the words named as getting too much or too little
 
 
+def ordinal(n: int, lang: str) -> str:
+    if lang == "zh":
+        return f"第 {n} 个"
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def told_apart(tokens: list[str], lang: str) -> list[str]:
+    """Each token's name, a repeated one with which it is: '？（第 2 个）', '? (2nd)' (a list naming two '？' can
+    then be read)."""
+    counts = {tok: tokens.count(tok) for tok in set(tokens)}
+    seen: dict[str, int] = {}
+    names = []
+    for tok in tokens:
+        seen[tok] = seen.get(tok, 0) + 1
+        if counts[tok] == 1:
+            names.append(tok)
+        else:
+            names.append(f"{tok}（{ordinal(seen[tok], lang)}）" if lang == "zh" else f"{tok} ({ordinal(seen[tok], lang)})")
+    return names
+
+
 def difference_html(tokens: list[str], mine: np.ndarray, goal: np.ndarray, lang: str) -> str:
     """Where your fusion differs from the target: each word shaded by how much more (orange) or less (blue)
     attention it gets in yours (a difference of FULL_DIFF fully coloured, so a near miss shows faint and a far miss
     strong); the biggest named with their numbers."""
     diff = mine - goal
+    names = told_apart(list(tokens), lang)
     scale = max(float(np.abs(diff).max(initial=0.0)), FULL_DIFF)
     words = "".join(
         f'<span class="w {"over" if d > 0 else "under"}{ink(OVER_RGB if d > 0 else UNDER_RGB, abs(d) / scale)}" '
         f'style="--a:{abs(d) / scale:.2f}" '
-        f'data-tip="{esc(f"{tok} {d:+.3f}")}">{esc(tok)}</span>'
+        f'data-tip="{esc(f"{name} {d:+.3f}")}">{esc(tok)}</span>'
         if abs(d) >= SAME_SHARE else f'<span class="w">{esc(tok)}</span>'
-        for tok, d in zip(tokens, diff, strict=True)
+        for tok, name, d in zip(tokens, names, diff, strict=True)
     )
     order = np.argsort(-np.abs(diff), kind="stable")
     named = {"more": [], "less": []}
@@ -143,7 +175,7 @@ def difference_html(tokens: list[str], mine: np.ndarray, goal: np.ndarray, lang:
         if abs(diff[i]) >= SAME_SHARE:
             side = named["more" if diff[i] > 0 else "less"]
             if len(side) < SHOWN_DIFF:
-                side.append(f"{tokens[i]} {diff[i]:+.2f}")
+                side.append(f"{names[i]} {diff[i]:+.2f}")
     sep = "，" if lang == "zh" else ", "
     said = [t(f"diff_{k}", lang, words=sep.join(v)) for k, v in named.items() if v] or [
         t("diff_none", lang, m=f"{SAME_SHARE:g}")]
@@ -156,18 +188,19 @@ def difference_html(tokens: list[str], mine: np.ndarray, goal: np.ndarray, lang:
 
 
 def profiles(reading: Reading, gates, target) -> tuple[list[float], list[float]]:
-    """Your and the target's head profiles: each head's share of the fused output, as unit vectors."""
+    """Your and the target's head profiles: each head's share of the fused output (the shares add up to 1)."""
     sizes = kept(reading, "sizes", lambda: reading.head_sizes.numpy().astype(np.float64))
-    goal = kept(reading, ("profile", tuple(target)), lambda: unit(np.asarray(target, dtype=np.float64) * sizes).tolist())
-    return unit(np.asarray(gates, dtype=np.float64) * sizes).tolist(), list(goal)
+    goal = kept(reading, ("profile", tuple(target)), lambda: shares_of(np.asarray(target, dtype=np.float64) * sizes).tolist())
+    return shares_of(np.asarray(gates, dtype=np.float64) * sizes).tolist(), list(goal)
 
 
-def comparison(level: Level, reading: Reading, gates, lang: str) -> str:
-    """Early levels: the head profile against the target's silhouette; later ones: the two attention pictures."""
+def comparison(level: Level, reading: Reading, gates, lang: str, exact: bool = False) -> str:
+    """Early levels: the head profile against the target's silhouette (its numbers only when `exact`: the answer is
+    open); later ones: the two attention pictures."""
     target = level.target_for(lang)
     if level.show == "silhouette":
         mine, goal = profiles(reading, gates, target)
-        return profile_html(mine, goal, silent_of(reading), lang) + (
+        return profile_html(mine, goal, silent_of(reading), lang, exact) + (
             f'<p class="note">{esc(t("profile_note", lang))}</p>'
         )
     return highlight_html(reading, gates, target, lang)
@@ -248,11 +281,12 @@ def compare_html(level: Level, lang: str) -> tuple[str, dict]:
 
 
 def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
-    """After the matching game: the real attention each answer head gives the finding's word."""
+    """After the matching game: the real attention all eight heads give each word from the other words (a word looking
+    at itself is no link), so "the head that gives this word the most" can be checked against every head; the answer
+    heads are marked."""
     reading = api.level_reading(level, lang)
-    maps = reading.weights[:, 1:, 1:].numpy()
-    rows = np.stack([maps[HEADS.index(h)].sum(axis=0) / max(1, len(reading.tokens)) for h in heads])
-    labels = [head_label(HEADS.index(h), lang) for h in heads]
+    rows = (chapter1.received(reading) / max(1, len(reading.tokens))).numpy()
+    labels = [head_label(i, lang) + (" ✓" if h in heads else "") for i, h in enumerate(HEADS)]
     title = t("rows_title", lang)
     each = "; ".join(row_alt(name, reading.tokens, row) for name, row in zip(labels, rows, strict=True))
     return labelled_grid(
@@ -286,9 +320,10 @@ def claims_html(level: Level, lang: str) -> str:
     return f'<div class="claims"><div class="claims-title">{esc(t("claims_title", lang))}</div><ul>{"".join(items)}</ul></div>'
 
 
-def panel_html(level: Level, lang: str) -> str:
+def panel_html(level: Level, lang: str, full: bool = True) -> str:
     """The lesson's control panel for the level's genre, measured: the two heads' target weights and their parts of
-    the output on this text; a level that departs from it says why (its `departs` text) beside the numbers."""
+    the output on this text; a level that departs from it says why (its `departs` text) beside the numbers. Not
+    `full` (the level not yet won at ★★★, its answer not asked for): which heads the lesson turns up, not how far."""
     if level.kind not in PANEL:
         return ""
     a, b = PANEL[level.kind]
@@ -303,7 +338,7 @@ def panel_html(level: Level, lang: str) -> str:
               "sa": f"{shares[ia]:.2f}", "sb": f"{shares[ib]:.2f}", "top": head_name(HEADS[top], lang),
               "st": f"{shares[top]:.2f}"}  # fmt: skip
     kept = level.keeps_panel(lang)
-    line = t("panel_keeps" if kept else "panel_departs", lang, **values)
+    line = t(("panel_keeps" if kept else "panel_departs") + ("" if full else "_heads"), lang, **values)
     why = "" if kept or level.departs is None else ("" if lang == "zh" else " ") + level.departs[lang]
     return f'<p class="panel-line" data-keeps="{int(kept)}">{esc(line + why)}</p>'
 
@@ -315,7 +350,7 @@ def free_comparison(reading: Reading, gates, lang: str) -> str:
     """The sandbox's fused output for these gates: each head's share of it (the bars) and the words the mix of
     heads attends to (the text shaded by the attention each word receives)."""
     sizes = reading.head_sizes.numpy().astype(np.float64)
-    mine = unit(np.asarray(gates, dtype=np.float64) * sizes).tolist()
+    mine = shares_of(np.asarray(gates, dtype=np.float64) * sizes).tolist()
     shares = word_shares(reading, gates)
     top = max(float(shares.max(initial=0.0)), 1e-9)
     words = "".join(

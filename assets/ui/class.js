@@ -21,7 +21,7 @@
       stars_count: "各星级人数", not_played: "还没玩", players: "名单", spread: "全班每个头的取值（箱线）与目标（◆）",
       round: "轮", kind: "方式", played: "玩过", mean_best: "平均最高分", class_best: "全班最高", summary: "每轮小结",
       your_score: "你的得分", best: "最高", hint: "提示（少一颗可得的星）", hint_says: "提示：把{head}往{dir}调。",
-      up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。",
+      up: "上", down: "下", play_in_game: "在下面的游戏里玩这一关：服务器给的星会记到课堂里。", exam_on: "考试模式：没有提示。", exam_lab: "考试轮：没有提示，这一关的题目是为这一轮新抽的。检查会显示答案，之后再玩最多 ★。",
       ended: "这一轮已结束。等老师开始下一轮。", round_ended: "这一轮已结束", removed: "你已不在这堂课里（被移出、课已结束或已过期）。",
       no_round: "还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", no_round_projector: "还没有开始任何一轮：扫码或输入课堂码加入，等老师开始。", join_other: "加入另一堂课",
       dragon_goal: "怎么玩：拖动你的头的滑块。全班的得分＝所有头合在一起的输出有多接近这一关的目标；每个头要调到合适的大小，大家一起让得分到 95（★★★）。",
@@ -32,7 +32,7 @@
       projector_link_label: "投影链接", teacher_link_label: "老师链接",
       remove_selected: "移出所选同学", removed_n: "已移出 {n} 位同学。", remove_one: "移出 {name}", select_one: "选中 {name}", left: "已退出",
       lock_joins: "锁定加入（新同学不能再加入）", class_size: "课堂人数上限（2–200）", size_bad: "人数上限是 2 到 200 之间的整数。",
-      show_target: "在投影上显示目标", exam_badge: "考试", holders: "拿着这个头：", nobody: "没有人", have_played: "已动过：",
+      show_target: "在投影上显示目标", exam_badge: "考试", no_exam: "不能考试", holders: "拿着这个头：", nobody: "没有人", have_played: "已动过：",
       not_moved_yet: "还没动：", progress: "每位同学的进度", started: "已打开", answered: "已作答", student: "同学", stars: "星",
       target_vs: "目标 {target} · 全班 {class}", why_title: "全班讨论时间：为什么是这个目标？", spread_open: "全班每个头的取值（箱线）",
       projector_bad: "这个投影链接不完整：请在老师页面上重新复制。", projector_title: "投影",
@@ -51,6 +51,8 @@
         "nickname.no_letter": "昵称里至少要有一个看得见的字、字母或数字。", "nickname.marks": "昵称里有一个字叠了太多符号。",
         "nickname.class_row": "这个昵称像成绩表里“全班”那一行：换一个吧。", "nickname.confusable": "这个昵称和班里的“{like}”看起来太像了：换一个吧。",
         "code.too_many": "输错课堂码的次数太多了：请 {wait_s} 秒后再试。", "target.exam": "考试轮里不能显示目标。",
+        "exam.not_examinable": "{level} 不能当考试轮：它问的东西换了数字也一样，公开的游戏就能给出答案。请选一个没有标“不能考试”的关卡。",
+        "exam.no_variant": "这一关找不到一个公平的考试目标（这段文字里听见东西的头太少，或抽到的目标都没通过检查）。",
         bad_request: "请求不对：{message}", server: "服务器出错了，请再试一次。", network: "连不上服务器，正在重试……",
       },
     },
@@ -73,7 +75,7 @@
       stars_count: "Students at each star count", not_played: "not yet", players: "Players", spread: "The class's value of each head (box) and the target (◆)",
       round: "Round", kind: "Mode", played: "Played", mean_best: "Mean best", class_best: "Class best", summary: "Each round",
       your_score: "Your score", best: "best", hint: "Hint (one star fewer reachable)", hint_says: "Hint: move {head} {dir}.",
-      up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.",
+      up: "up", down: "down", play_in_game: "Play this level in the game below: the stars the server gives count for the class.", exam_on: "Exam mode: no hints.", exam_lab: "Exam round: no hints, and this level's questions are drawn for this round. Checking shows the answers; another try earns at most ★.",
       ended: "This round has ended. Wait for the teacher's next one.", round_ended: "the round has ended", removed: "You are no longer in this class (removed, ended or expired).",
       no_round: "No round yet: pick a mode and a level below, then click “Start the round”.", no_round_projector: "No round yet: join with the QR code or the class code, and wait for the teacher to start one.", join_other: "Join another class",
       dragon_goal: "How to play: drag your head's slider. The class score says how close the fused output of all the heads is to this level's target; set each head just right, together, to reach 95 (★★★).",
@@ -84,7 +86,7 @@
       projector_link_label: "Projector link", teacher_link_label: "Teacher link",
       remove_selected: "Remove the selected", removed_n: "Removed {n} students.", remove_one: "Remove {name}", select_one: "Select {name}", left: "left",
       lock_joins: "Lock joins (no one new can join)", class_size: "Class size (2–200)", size_bad: "The class size is a whole number from 2 to 200.",
-      show_target: "Show the target on the projector", exam_badge: "exam", holders: "Held by:", nobody: "no one", have_played: "Have moved:",
+      show_target: "Show the target on the projector", exam_badge: "exam", no_exam: "not for an exam", holders: "Held by:", nobody: "no one", have_played: "Have moved:",
       not_moved_yet: "Not yet:", progress: "Each student's progress", started: "opened", answered: "answered", student: "Student", stars: "Stars",
       target_vs: "target {target} · class {class}", why_title: "Time for the class discussion: why this target?", spread_open: "The class's value of each head (box)",
       projector_bad: "This projector link is incomplete: copy it again from the teacher's page.", projector_title: "Projector",
@@ -103,6 +105,8 @@
         "nickname.no_letter": "A nickname needs at least one visible letter, digit or character.", "nickname.marks": "A character of this nickname carries too many marks.",
         "nickname.class_row": "This nickname looks like the results' class row: pick another.", "nickname.confusable": "This nickname looks too much like “{like}” in the class: pick another.",
         "code.too_many": "Too many wrong class codes: try again in {wait_s} s.", "target.exam": "An exam round's target cannot be shown.",
+        "exam.not_examinable": "{level} cannot be an exam round: what it asks stays the same on fresh numbers, so the public game answers it. Pick a level not marked “not for an exam”.",
+        "exam.no_variant": "No fair exam target could be drawn for this level: {why}",
         bad_request: "Bad request: {message}", server: "The server failed: try again.", network: "Cannot reach the server: trying again…",
       },
     },
@@ -189,6 +193,38 @@
       redraw();
     });
   }
+  // A finger on a slider's track (as on the game's panel, assets/ui/panel.js): until the finger shows its way, the
+  // slider's input waits. Sideways (or a tap) moves it; up or down scrolls the page (the track's touch-action is
+  // pan-y) and the slider goes back to where it was, so a swipe to scroll never moves a head or sends a move.
+  const SLOP = 8; // px a finger moves before its way counts
+  let finger = null; // {el, from, x, y, way: null | "slide" | "scroll", pending}
+  const release = (f) => { f.way = "slide"; f.el.dispatchEvent(new Event("input", { bubbles: true })); };
+  document.addEventListener("touchstart", (event) => {
+    const slider = event.target.closest && event.target.closest("input[type=range]");
+    finger = slider && event.touches.length === 1
+      ? { el: slider, from: slider.value, x: event.touches[0].clientX, y: event.touches[0].clientY, way: null, pending: false }
+      : null;
+  }, { capture: true, passive: true });
+  document.addEventListener("touchmove", (event) => {
+    if (!finger || finger.way) return;
+    const dx = Math.abs(event.touches[0].clientX - finger.x), dy = Math.abs(event.touches[0].clientY - finger.y);
+    if (dy > SLOP && dy > dx) { finger.way = "scroll"; finger.el.value = finger.from; }
+    else if (dx > SLOP) { if (finger.pending) release(finger); else finger.way = "slide"; }
+  }, { capture: true, passive: true });
+  for (const type of ["touchend", "touchcancel"]) {
+    document.addEventListener(type, () => {
+      if (finger && finger.way === "scroll") finger.el.value = finger.from;
+      else if (finger && finger.way === null && finger.pending && type === "touchend") release(finger); // a tap
+      finger = null;
+    }, { capture: true, passive: true });
+  }
+  document.addEventListener("input", (event) => { // capture: before the slider's own listeners
+    if (!finger || event.target !== finger.el || finger.way === "slide") return;
+    if (finger.way === "scroll") finger.el.value = finger.from; // scrolling: the slider stays put
+    else finger.pending = true; // the finger's way is not known yet
+    event.stopImmediatePropagation();
+  }, { capture: true });
+
   let redraw = () => {};
 
   // --- the teacher ------------------------------------------------------------------------------------------------
@@ -202,7 +238,7 @@
   function fillLevelPicks() {
     for (const [id, list] of [["dragon-level", levels.dragon], ["everyone-level", levels.all]]) {
       const pick = $(id), was = pick.value;
-      pick.replaceChildren(...list.map((lv) => el("option", { value: lv.id }, `${lv.id} · ${lv.title}`)));
+      pick.replaceChildren(...list.map((lv) => el("option", { value: lv.id, "data-exam": lv.exam ? "1" : "0" }, `${lv.id} · ${lv.title}`)));
       if (was) pick.value = was;
     }
   }
@@ -342,10 +378,22 @@
       notice(document.execCommand && document.execCommand("copy") ? t("copied") : t("copy_failed"), true, "done");
     }
   }
+  function markExamLevels(exam) { // in an exam only levels with a fresh variant can start (the server refuses the rest)
+    for (const id of ["dragon-level", "everyone-level"]) {
+      for (const o of $(id).options) {
+        const no = exam && o.dataset.exam === "0";
+        o.disabled = no;
+        o.textContent = o.textContent.replace(` · ${t("no_exam")}`, "") + (no ? ` · ${t("no_exam")}` : "");
+      }
+      const pick = $(id);
+      if (pick.selectedOptions[0]?.disabled) pick.value = [...pick.options].find((o) => !o.disabled)?.value ?? "";
+    }
+  }
   function drawTeacherControls(view) {
     const s = view.settings, r = view.round;
     for (const [id, key] of [["show-names", "show_names"], ["exam", "exam"], ["locked", "locked"]]) if (document.activeElement !== $(id)) $(id).checked = Boolean(s[key]);
     if (document.activeElement !== $("size") && s.size != null) $("size").value = String(s.size);
+    markExamLevels(Boolean(s.exam));
     // the target can be shown during an open round, never in an exam (the server refuses it too)
     $("show-target").hidden = !(r && r.open && !roundExam(r, view) && !r.target_shown && (r.kind === "dragon" || r.level?.sliders));
     $("end-round").disabled = !(r && r.open);
@@ -651,6 +699,7 @@
         const slider = el("input", { type: "range", min: 0, max: 1, step: 0.01, value: m.gate, id: `head-${m.head}`, "aria-label": headName(m.head), disabled: !r.open });
         slider.addEventListener("pointerdown", () => dragging.add(m.head));
         slider.addEventListener("pointerup", () => dragging.delete(m.head));
+        slider.addEventListener("pointercancel", () => dragging.delete(m.head)); // a swipe that scrolled
         slider.addEventListener("input", () => {
           $(`head-${m.head}-v`).textContent = Number(slider.value).toFixed(2);
           throttled(m.head, () => ({ action: "move", round: r.id, head: m.head, gate: Number(slider.value) }));
@@ -680,7 +729,9 @@
       if (!r.level.sliders) {
         const src = `/?level=${encodeURIComponent(r.level.id)}&lang=${r.lang}&classplay=1${r.exam ?? view.exam ? "&exam=1" : ""}`
           + (r.level_code ? `&custom=${encodeURIComponent(r.level_code)}` : "");
-        head.append(el("p", {}, t("play_in_game")), el("iframe", { class: "game-frame", src, title: r.level.title }));
+        head.append(el("p", {}, t("play_in_game")));
+        if (r.exam ?? view.exam) head.append(el("p", { class: "help" }, t("exam_lab")));
+        head.append(el("iframe", { class: "game-frame", src, title: r.level.title }));
         return head;
       }
       after = (out) => {

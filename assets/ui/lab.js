@@ -90,10 +90,28 @@ element.addEventListener("change", (event) => {
   if (event.target.matches("[data-switch]")) showSetting();
 });
 
+// A new question on screen (3-1's next round: its data-key changed): every choice shows what the server sent (none
+// yet), not what the browser kept in the re-used box from the last round, and the question comes into view.
+let questionKey = null;
+function freshQuestion() {
+  const keyed = element.querySelector("[data-key]");
+  const key = keyed ? keyed.dataset.key : null;
+  if (key === questionKey) return false;
+  const changed = questionKey !== null && key !== null;
+  questionKey = key;
+  if (!changed) return false;
+  element.querySelectorAll("select[data-answer]").forEach((el) => {
+    const chosen = el.querySelector("option[selected]");
+    el.value = chosen ? chosen.value : el.options.length ? el.options[0].value : "";
+  });
+  return true;
+}
+
 function settle() {
   const root = element.querySelector("[data-open]");
   openSymbol(opened && root && root.dataset.open !== "softmax" ? opened : root ? root.dataset.open : "");
   showSetting();
+  return freshQuestion();
 }
 
 // Every answer re-renders the panel: open the right view, then bring the answer to the button just pressed into
@@ -131,15 +149,26 @@ function showQuestion() {
 }
 watch("ack", () => {
   element.querySelectorAll("button.running").forEach((b) => b.classList.remove("running"));
-  settle();
+  const fresh = settle();
   autoload();
   poll();
+  if (fresh && asked === "round") { // the next round: its question, not the last round's answer, comes into view
+    const question = element.querySelector("h3.round");
+    const asks = element.querySelectorAll("select[data-answer]");
+    asked = askedFrom = null;
+    if (asks.length) asks[0].focus({ preventScroll: true });
+    // the round's title down to its last choice; on a screen too short for both, the title at the top
+    if (question && window.__dragon) requestAnimationFrame(() => window.__dragon.reveal(question, asks[asks.length - 1] || question));
+    return;
+  }
   if (!asked) showQuestion();
   if (!asked) return;
   const target = asked === "quiz"
     ? element.querySelector(".quiz-box")
     : asked === "try"
     ? element.querySelector(".try-box")
+    : asked === "rethink" // the second prediction answers in its own section, under the stars
+    ? element.querySelector(".rethink")
     : element.querySelector(".result-box");
   const from = askedFrom;
   const kept = from && from.isConnected && from.dataset.act === asked && document.activeElement === from;

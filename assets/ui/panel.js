@@ -7,7 +7,8 @@
 // Gradio sends with an event) is brought up to date just before each event: 'record' (the score beat the
 // player's record: save it), and the buttons 'hint', 'demo', 'reset', 'reveal', 'next'.
 // The progress each move is scored against is the server's (props.saved), or the better one a live answer brought
-// back (what 'record' saves), so the next move already counts the new best without waiting for 'record'.
+// back (what 'record' saves, from the gates it was scored on), so the next move already counts the new best
+// without waiting for 'record', and the best shown never goes down within a level.
 const ACTIONS = ["hint", "demo", "reset", "reveal", "next"];
 const LIVE = ["gauge", "compare", "say"];
 let gates = (props.value || []).slice();
@@ -20,6 +21,7 @@ let hintStale = false;
 let lastAck = props.ack;
 let saved = props.saved;
 let savedAt = 0; // bumped whenever the server sets props.saved: a live answer sent before that keeps out of it
+const brought = []; // the progress each record-beating live answer brought, oldest first
 
 const root = () => element.querySelector(".mhd-panel");
 const round2 = (v) => Math.round(v * 100) / 100;
@@ -67,17 +69,27 @@ function keepTyping(el, i) {
   }
 }
 
-// Before a Gradio event: the component's value must be the gates on screen (this re-renders the template).
-function sync() {
+// Before a Gradio event: the component's value must be the gates it is about, by default those on screen (this
+// re-renders the template; the sliders keep showing `gates`).
+function sync(to = gates) {
   const current = props.value || [];
-  if (gates.some((g, i) => g !== current[i])) {
-    props.value = gates.slice();
+  if (to.some((g, i) => g !== current[i])) {
+    props.value = to.slice();
     queueMicrotask(() => {
       paint(); // after the re-render
       showGates();
       fadeHint();
     });
   }
+}
+
+// 'record' saves the gates a record-beating live answer was scored on, not wherever the sliders are by now: they go
+// in props.value, which Gradio reads when the event is sent (Gradio's always_last runs a record asked for while one is
+// in flight once that one is back, reading props.value then: the latest record's gates; its event data would be the
+// first one's). The next button event syncs props.value to the sliders again.
+function record(scored) {
+  sync(scored);
+  trigger("record");
 }
 
 function live() {
@@ -89,17 +101,19 @@ function live() {
   const sent = epoch;
   const sentAt = savedAt;
   const level = props.level;
+  const scored = gates.slice();
   server
-    .live({ level: level, lang: props.lang, gates: gates.slice(), saved: saved, code: props.code || "" })
+    .live({ level: level, lang: props.lang, gates: scored, saved: saved, code: props.code || "" })
     .then((answer) => {
       if (!answer || !answer.view || sent !== epoch || level !== props.level) return;
       for (const key of LIVE) if (key in answer.view) view[key] = answer.view[key];
-      if (answer.saved && sentAt === savedAt) saved = answer.saved;
-      paint();
-      if (answer.record) {
-        sync();
-        trigger("record");
+      if (answer.saved && sentAt === savedAt) {
+        saved = answer.saved;
+        brought.push(saved);
+        if (brought.length > 64) brought.shift();
       }
+      paint();
+      if (answer.record) record(scored);
     })
     .catch(() => {})
     .finally(() => {
@@ -128,9 +142,7 @@ function fadeHint() {
 // Another component's event that carries the sliders (the language switch) asks for them first.
 document.addEventListener("mhd-sync", sync);
 
-element.addEventListener("input", (event) => {
-  const el = event.target;
-  if (!el.classList || !el.classList.contains("range")) return;
+function slid(el) {
   const i = Number(el.dataset.i);
   const msg = el.closest(".srow").querySelector(".smsg");
   if (msg) msg.textContent = "";
@@ -139,6 +151,53 @@ element.addEventListener("input", (event) => {
   const box = el.closest(".srow").querySelector("input.num");
   if (box) box.value = String(gates[i]);
   live();
+}
+
+// A finger on a slider's track: until the finger shows its way, the slider's moves wait. Sideways (or a tap) moves
+// it; up or down scrolls the page (the track's touch-action is pan-y) and the slider goes back to where it was, so
+// a swipe to scroll never moves a head or counts as a move.
+const SLOP = 8; // px a finger moves before its way counts
+let touch = null; // {el, from, x, y, way: null | "slide" | "scroll", pending}
+element.addEventListener("touchstart", (event) => {
+  const el = event.target.closest && event.target.closest("input.range");
+  touch = el && event.touches.length === 1
+    ? { el, from: el.value, x: event.touches[0].clientX, y: event.touches[0].clientY, way: null, pending: false }
+    : null;
+}, { capture: true, passive: true });
+element.addEventListener("touchmove", (event) => {
+  if (!touch || touch.way) return;
+  const dx = Math.abs(event.touches[0].clientX - touch.x);
+  const dy = Math.abs(event.touches[0].clientY - touch.y);
+  if (dy > SLOP && dy > dx) {
+    touch.way = "scroll";
+    touch.el.value = touch.from; // the jump the touch made on the track is taken back
+    touch.el.style.setProperty("--v", touch.from);
+  } else if (dx > SLOP) {
+    touch.way = "slide";
+    if (touch.pending) slid(touch.el);
+  }
+}, { capture: true, passive: true });
+for (const type of ["touchend", "touchcancel"]) {
+  element.addEventListener(type, () => {
+    if (touch && touch.way === "scroll") {
+      touch.el.value = touch.from;
+      touch.el.style.setProperty("--v", touch.from);
+    } else if (touch && touch.way === null && touch.pending && type === "touchend") {
+      slid(touch.el); // a tap on the track: the slider goes there
+    }
+    touch = null;
+  }, { capture: true, passive: true });
+}
+
+element.addEventListener("input", (event) => {
+  const el = event.target;
+  if (!el.classList || !el.classList.contains("range")) return;
+  if (touch && touch.el === el && touch.way !== "slide") {
+    if (touch.way === "scroll") el.value = touch.from; // scrolling: the slider stays put
+    else touch.pending = true; // the finger's way is not known yet
+    return;
+  }
+  slid(el);
 });
 
 // A number box is read when it is committed (Enter or leaving it). Anything that is not a number from 0 to 1
@@ -219,15 +278,23 @@ watch(["gauge", "compare", "say"], () => {
   view.say = props.say || "";
 });
 // The server set the progress (a new level, a button's answer, a new star): moves are scored against it.
+// A new star's 'record' answer brings the progress a live answer already brought; when later live answers have
+// brought better since (the player kept moving up), it is old news and the best on the gauge never goes back down.
 watch("saved", () => {
+  const at = brought.indexOf(props.saved);
+  if (at >= 0 && at < brought.length - 1) return;
   saved = props.saved;
   savedAt += 1;
 });
 // The server set the sliders (a new level, the demo, start over): take its gates, drop answers for older ones.
-watch("value", () => {
+// A level opened (`opened` changes) takes them even when they equal the last ones the server sent (0.5 each):
+// the sliders the player moved on the previous level never carry over.
+function takeServerGates() {
   epoch += 1;
   gates = (props.value || []).slice();
-});
+}
+watch("value", takeServerGates);
+watch("opened", takeServerGates);
 // After any re-render: the live boxes and the sliders show the latest.
 watch(Object.keys(props), () => {
   if (props.ack !== lastAck) {
@@ -238,16 +305,9 @@ watch(Object.keys(props), () => {
   showGates();
   fadeHint();
 });
-// A first star: the next-level line and the why (with the engine's numbers behind it) come into view, once the
-// slider is let go (window.__dragon.reveal waits while a finger or a button is held down).
+// A star never scrolls the page: the sliders stay where the player's hand is (on a phone the sticky summary would
+// otherwise cover them). The won line beside the stars offers the why (its link) and the next level.
 const page = window.__dragon || {};
-function showWhy() {
-  const why = element.querySelector(".feedback .why");
-  if (why && page.reveal) page.reveal(element.querySelector(".won-slot .won-line") || why, element.querySelector(".feedback"));
-}
-watch("won", () => {
-  if (props.won) showWhy();
-});
 
 // A button's answer lands in the feedback box right under the buttons: bring it into view.
 watch("ack", () => {

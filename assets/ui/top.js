@@ -53,11 +53,11 @@ element.addEventListener("click", (event) => {
 });
 
 watch(["level", "lang", "options", "notice", "link"], syncLink);
-// A new level (chosen, or the next one): its title comes into view, where the player reads what to do.
+// A new level (chosen, or the next one) opens at its top: the level list and the title, where the player reads
+// what to do.
 watch("level", () => {
   window.__dragon.whenFree("title", () => {
-    const title = element.querySelector(".level-title");
-    if (title && title.getBoundingClientRect().top < 0) title.scrollIntoView({ block: "start" });
+    if (element.getBoundingClientRect().top < 0) element.scrollIntoView({ block: "start" });
   });
 });
 syncLink();

@@ -15,6 +15,14 @@ STEPS = ("concat", "w_o", "residual")  # the order the block applies them
 DECIMALS = 4
 KEEP_EDGES = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (game.KEEP_BUCKETS)
 REACH_EDGES = (2, 5)  # heads reaching an output number: 1 "one", 2–4 "a few", 5+ "all of them" (game.REACH_BUCKETS)
+# 3-3's second prediction (ui/rethink.py): the two keeps on another text, none of whose numbers the page has shown;
+# each of these is decided by a clear margin (tests/test_rethink.py: one accepted bucket each).
+AGAIN_TEXTS = {
+    "zh": ("床前明月光，疑是地上霜。", "春眠不觉晓，处处闻啼鸟。", "我们提出一种新的注意力方法，实验表明它更快。",
+           "你好！今天天气怎么样？"),
+    "en": ("The cat sat on the mat because it was tired.", "We propose a new method; experiments show it is faster.",
+           "Hello! How are you today?", "The moon is bright and I miss my home tonight."),
+}  # fmt: skip
 FEW = REACH_EDGES[1]  # "a few" heads: 2 to FEW - 1
 
 
@@ -75,6 +83,20 @@ def head_reach(mha: MultiHeadAttention, heads: torch.Tensor, w_o: bool = True) -
     return torch.where(total > 1e-12, energy / total.clamp_min(1e-12), torch.zeros_like(energy))
 
 
+QUIET = 0.01  # an output dim whose energy is under this share of the loudest dim's: almost nothing reaches it
+
+
+def quiet_dims(mha: MultiHeadAttention, heads: torch.Tensor, w_o: bool = True) -> torch.Tensor:
+    """(d,) bool: the output dims almost nothing reaches (energy < QUIET × the loudest dim's). Their shares in
+    head_reach are shares of almost nothing (a silent head's own block with W^O off), drawn apart, not as "many"."""
+    if w_o:
+        parts = torch.stack([heads[h] @ head_weights(mha, h).w_o.T for h in range(mha.n_heads)])  # (h, T, d)
+        energy = parts.pow(2).sum(dim=(0, 1))  # (d,)
+    else:
+        energy = heads.pow(2).sum(dim=1).flatten()  # (h·d_head,): dim j is head j // d_head's own
+    return energy < QUIET * energy.max().clamp_min(1e-12)
+
+
 def weight_reach(mha: MultiHeadAttention, w_o: bool = True) -> torch.Tensor:
     """(h, d): each head's share of the |W^O| mass that feeds each output dim (rows of W^O, column blocks per
     head); the identity in place of W^O gives each dim to exactly one head. Depends on weights only."""
@@ -105,6 +127,7 @@ def fusion(mha: MultiHeadAttention, reading: Reading) -> dict:
                  "keep_per_token": rounded(k, DECIMALS)}
             )  # fmt: skip
     reach = {w_o: head_reach(mha, heads, w_o) for w_o in (True, False)}
+    quiet = {w_o: quiet_dims(mha, heads, w_o) for w_o in (True, False)}
     wreach = {w_o: weight_reach(mha, w_o) for w_o in (True, False)}
     dh = mha.d_head
     return {
@@ -119,6 +142,7 @@ def fusion(mha: MultiHeadAttention, reading: Reading) -> dict:
         "keep_per_token_without_residual": rounded(per_token[True, False], DECIMALS),
         "switches": switches,
         "reach": {"w_o_on": rounded(reach[True], DECIMALS), "w_o_off": rounded(reach[False], DECIMALS)},
+        "quiet_dims": {"w_o_on": quiet[True].tolist(), "w_o_off": quiet[False].tolist()},
         "weight_reach": {"w_o_on": rounded(wreach[True], DECIMALS), "w_o_off": rounded(wreach[False], DECIMALS)},
         "heads_per_dim": {
             "w_o_on": round(heads_per_dim(reach[True]), 3),
@@ -157,6 +181,13 @@ def answer_key(f: dict, keep_edges: tuple[float, ...], reach_edges: tuple[float,
     cosine without the residual, and the bucket of how many heads have weights into each output number."""
     keep = accepted_buckets(f["keep_without_residual"], keep_edges)
     return f["steps"], keep, bucket(weight_heads(f), reach_edges)
+
+
+def again_key(f: dict, keep_edges: tuple[float, ...]) -> dict[str, list[int]]:
+    """3-3's second prediction on a text: the keep buckets within 5 points of the mean cosine of output to input with
+    the residual off (`off`) and on (`on`)."""
+    return {"off": accepted_buckets(f["keep_without_residual"], keep_edges),
+            "on": accepted_buckets(f["keep_with_residual"], keep_edges)}  # fmt: skip
 
 
 def read_counts(f: dict, w_o: bool = False) -> tuple[list[int], float]:

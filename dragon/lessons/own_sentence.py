@@ -73,7 +73,9 @@ def own_sentence(text: str, word: str, best: dict) -> dict:
     same = [i for i, w in enumerate(tokens) if normalise(w) == normalise(word)]
     dq = same[-1] if same else None
     ctx = d["attention"][d["heads"].index("context")][dq] if dq is not None else [0.0] * len(tokens)
-    ctx_top = max(((v, j) for j, v in enumerate(ctx) if j != dq), default=(0.0, 0))
+    others = sorted(((v, j) for j, v in enumerate(ctx) if j != dq), reverse=True)
+    ctx_top = others[0] if others else (0.0, 0)
+    ctx_second = others[1] if len(others) > 1 else (0.0, 0)
     sink = d["sink"][d["heads"].index("context")][dq] if dq is not None else 0.0
     tags = default_dragon().read(text, "en").analysis.tokens
     nouns = [tok.text for tok in tags[:dq] if tok.pos == "noun"] if dq is not None else []
@@ -83,6 +85,7 @@ def own_sentence(text: str, word: str, best: dict) -> dict:
         "text": text, "word": words[q], "tokens": words, "row": row, "top": words[top_j],
         "top_w": top_v, "position": q, "dragon_tokens": tokens, "context": ctx,
         "context_top": tokens[ctx_top[1]] if tokens else "", "context_w": ctx_top[0],
+        "context_second": tokens[ctx_second[1]] if len(tokens) > 2 else "", "context_second_w": ctx_second[0],
         "nearest_noun": nouns[-1] if nouns else None, "nouns": nouns, "dragon_position": dq,
         "specials": round(specials, decimals), "times": len(at),
         "on_words": round(sum(v for j, v in enumerate(row) if j != q), decimals),
@@ -114,6 +117,12 @@ def referent_word(mine: dict, referent: str) -> str:
     return match
 
 
+def lead(top_w: float, second_w: float) -> float:
+    """How far the top word leads, as the page shows it: the difference of the two shares at two decimals (so the
+    lead printed is always the shown numbers' difference, and the MARGIN rule judges that same number)."""
+    return round(round(top_w, 2) - round(second_w, 2), 2)
+
+
 def judge(mine: dict, referent: str | None = None) -> dict:
     """What the head answers on the sentence and how sure its numbers let us be: unsure when [CLS]/[SEP] take more
     than its top word, or the top word beats the next by less than MARGIN; with the player's referent, whether the
@@ -122,10 +131,10 @@ def judge(mine: dict, referent: str | None = None) -> dict:
     top, top_w = ranked[0] if ranked else ("", 0.0)
     second, second_w = ranked[1] if len(ranked) > 1 else ("", 0.0)
     specials = float(mine["specials"])
-    reason = "specials" if specials > top_w else "flat" if top_w - second_w < MARGIN else None
+    reason = "specials" if specials > top_w else "flat" if lead(top_w, second_w) < MARGIN else None
     out = {
         "top": top, "top_w": round(top_w, 4), "second": second, "second_w": round(second_w, 4),
-        "margin": round(top_w - second_w, 4), "specials": round(specials, 4), "sure": reason is None,
+        "margin": lead(top_w, second_w), "specials": round(specials, 4), "sure": reason is None,
         "reason": reason, "mostly": top_w >= MOSTLY, "referent": None, "referent_w": None, "verdict": None,
     }  # fmt: skip
     if referent is not None:
@@ -159,13 +168,23 @@ def measured(mine: dict) -> dict:
     earlier, later = ({normalise(n) for n in mine.get(k, [])} for k in ("nouns", "later_nouns"))
     case = lesson_case()
     return {
-        "top": top, "top_w": top_w, "margin": top_w - second_w, "specials": float(mine["specials"]),
+        "top": top, "top_w": top_w, "margin": lead(top_w, second_w), "specials": float(mine["specials"]),
         "agree": ref is not None and normalise(ref) == same, "times": mine["times"], "noun": mine["nearest_noun"],
         "top_nearest": bool(mine["nearest_noun"]) and normalise(mine["nearest_noun"]) == same,
         "top_earlier": same in earlier, "top_later": same in later, "context_w": mine["context_w"],
         "context_sink": mine["context_sink"], "context_agrees": ref is not None and normalise(mine["context_top"]) ==
         normalise(ref), "lesson_same": case["nearest_noun"] == case["top"] == case["target"],
+        "context_lead": lead(mine["context_w"], mine.get("context_second_w", 0.0)),
     }  # fmt: skip
+
+
+def _context_heard(m: Measured) -> bool:
+    """Our Context head gives another word a share to speak of: ≥ MARGIN, and more than its sink."""
+    return m["context_w"] >= MARGIN and m["context_sink"] <= m["context_w"]
+
+
+def _context_sure(m: Measured) -> bool:
+    return _context_heard(m) and m["context_lead"] >= MARGIN
 
 
 def _sure(m: Measured) -> bool:
@@ -196,12 +215,20 @@ FINDINGS: tuple[Finding, ...] = (
             "tagged noun after the pronoun, none before it"),
     Finding("c_try_other", lambda m: _remarks(m) and not (m["top_earlier"] or m["top_later"] or m["top_nearest"]),
             "the top word is nowhere tagged a noun"),
-    Finding("c_try_context_right", lambda m: m["context_w"] >= MARGIN and m["context_agrees"], "our Context head's "
-            "largest share to another word (≥ MARGIN) goes to the player's word", group="context"),
-    Finding("c_try_context_wrong", lambda m: m["context_w"] >= MARGIN and not m["context_agrees"], "our Context "
-            "head's largest share to another word (≥ MARGIN) goes elsewhere", group="context"),
-    Finding("c_try_context_none", lambda m: m["context_w"] < MARGIN and m["context_sink"] >= SINK, "our Context head "
-            "gives no other word MARGIN, and ≥ half the row to its sink", group="context"),
-    Finding("c_try_context_quiet", lambda m: m["context_w"] < MARGIN and m["context_sink"] < SINK, "our Context head "
-            "gives no other word MARGIN, and under half the row to its sink", group="context"),
+    # our Context head is judged by the real head's rule: a word is its answer only when it takes MARGIN, leads the
+    # next word by MARGIN and takes more than what rests on the sink (the rule-built head's [CLS]/[SEP])
+    Finding("c_try_context_right", lambda m: _context_sure(m) and m["context_agrees"], "our Context head's largest "
+            "share to another word (≥ MARGIN, leading the next by ≥ MARGIN, above its sink) goes to the player's word",
+            group="context"),
+    Finding("c_try_context_wrong", lambda m: _context_sure(m) and not m["context_agrees"], "our Context head's "
+            "largest share to another word (≥ MARGIN, leading the next by ≥ MARGIN, above its sink) goes elsewhere",
+            group="context"),
+    Finding("c_try_context_flat", lambda m: _context_heard(m) and m["context_lead"] < MARGIN, "our Context head's "
+            "two largest shares to other words lie within MARGIN of each other (the largest ≥ MARGIN, above its sink)",
+            group="context"),
+    Finding("c_try_context_none", lambda m: not _context_heard(m) and m["context_sink"] >= SINK, "our Context head "
+            "gives ≥ half the row to its sink, more than any other word gets", group="context"),
+    Finding("c_try_context_quiet", lambda m: not _context_heard(m) and m["context_sink"] < SINK, "our Context head's "
+            "largest share to another word is under MARGIN or below its sink, and under half the row rests on the sink",
+            group="context"),
 )

@@ -27,6 +27,19 @@ PREVIEW = 6  # output numbers shown per token: the last ones of each block outpu
 DECIMALS = 4
 SAME = 1e-5  # outputs this close after un-permuting are the same vectors (float32 rounding is ~1e-7)
 READ_EDGES = (0.001, 0.1)  # 5-1's reading of the largest difference: under 0.001, up to 0.1, over 0.1
+# 5-1's second prediction (ui/rethink.py) asks about another pair, one of these and its subject/object swap: each is
+# decided by a clear margin (tests/test_rethink.py: "same" under SAME, "different" by more than DIFFER).
+AGAIN_TEXTS = {
+    "zh": ("猫追老鼠", "老师表扬学生", "妈妈喜欢女儿", "小狗咬小猫", "医生帮助病人"),
+    "en": ("The cat chases the mouse.", "The teacher praises the student.", "The girl thanks the boy.",
+           "The fox watches the bird.", "The doctor helps the nurse."),
+}  # fmt: skip
+DIFFER = 0.1  # a difference a second prediction calls "different" is at least this (a thousand times SAME and more)
+AGAIN_KEYS = {  # the second prediction's three questions: the measured difference each asks about
+    "back": "max_diff_unpermuted_no_positions",  # no positions, b put back in a's order
+    "place": "max_diff_in_place_no_positions",  # no positions, word by word where they stand
+    "heads": "diff_with_positions_attention",  # with positions, the heads' own part (before the residual)
+}
 
 
 def position_free(tokens: tuple[Token, ...]) -> torch.Tensor:
@@ -160,6 +173,12 @@ def answer_key(p: dict) -> dict[str, str]:
         "free": "same" if p["max_diff_unpermuted_no_positions"] < SAME else "differ",
         "pos": "same" if p["diff_with_positions"] < SAME else "differ",
     }
+
+
+def again_key(p: dict) -> dict[str, str | None]:
+    """The second prediction's right answers on a pair: 'same' (under SAME), 'differ' (DIFFER or more), or None
+    where the difference is in between (no such pair is asked)."""
+    return {k: "same" if p[f] < SAME else "differ" if p[f] >= DIFFER else None for k, f in AGAIN_KEYS.items()}
 
 
 def reading_answer(p: dict) -> int:

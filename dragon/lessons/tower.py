@@ -18,12 +18,25 @@ from .papers import papers
 from .wordpiece import is_punctuation
 
 SENTENCES_FILE = ASSETS / "lessons" / "tower_sentences.txt"
+# 4-2's second prediction (ui/rethink.py): groups of sentences the page has not read, one file each, asked the same
+# four questions (AGAIN_QUESTIONS) as the tower itself
+AGAIN_DIR = ASSETS / "lessons" / "tower_again"
+AGAIN_GROUPS = tuple(sorted(AGAIN_DIR.glob("*.txt")))
+AGAIN_QUESTIONS = ("rises", "adjacent", "quiet", "nearest")
 NEIGHBOUR_HEAD = 0.5  # a head giving more than this share to the previous (or next) word is a neighbour head
 SINK_SHARE = 0.4  # a layer parks like a sink when at least this share of its attention goes to [CLS]/[SEP]
 PARKS = 0.5  # a head "parks" when at least half its attention goes to [CLS]/[SEP]
 SHORT_VALUE = 0.25  # a value vector under a quarter of a word's length brings "little" back
 NOT_ZERO = 0.01  # … and one over a hundredth of it is not zero (our dragon's sink's values are exactly 0)
 DECIMALS = 4
+
+
+def again_group(name: object) -> Path:
+    """One of the second prediction's groups, by its file name (a ValueError for any other name)."""
+    found = [p for p in AGAIN_GROUPS if p.name == name]
+    if not found:
+        raise ValueError(f"no such group of sentences: {name!r}")
+    return found[0]
 
 
 def load_sentences(path: Path = SENTENCES_FILE) -> list[str]:
