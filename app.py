@@ -268,7 +268,7 @@ def build_app() -> gr.Blocks:
         quiet = {"api_visibility": "private", "show_progress": "hidden"}
         fn, out = wire(c, handlers.boot, PAGE_AND_CODES)
         demo.load(fn, [c["boot"], c["saved"]], out, js=BOOT_JS, api_visibility="private")
-        fn, out = wire(c, handlers.choose_level, PAGE, event_data=2)
+        fn, out = wire(c, handlers.choose_level, PAGE_AND_CODES, event_data=2)
         c["top"].choose(fn, state, out, api_visibility="private")
         fn, out = wire(c, handlers.switch_lang, PAGE_AND_CODES, event_data=3)
         c["top"].lang(fn, [*state, c["panel"]], out, api_visibility="private")
@@ -282,7 +282,7 @@ def build_app() -> gr.Blocks:
             getattr(c["panel"], name)(fn, [*state, c["panel"]], out, **quiet)
         fn, out = wire(c, play.demo, ["panel", "saved", "top"])
         c["panel"].demo(fn, [*state, c["panel"]], out, **quiet)
-        next_fn, page_out = wire(c, handlers.next_level, PAGE)
+        next_fn, page_out = wire(c, handlers.next_level, PAGE_AND_CODES)
         c["panel"].next(next_fn, state, page_out, api_visibility="private")
         c["quiz"].next(next_fn, state, page_out, api_visibility="private")
 

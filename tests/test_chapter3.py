@@ -530,3 +530,11 @@ def test_line_chart_labels_sit_after_a_swatch_of_their_line() -> None:
         assert re.search(rf'<line [^>]*stroke="{colour}"[^>]*class="swatch"', svg)
     x = float(re.search(rf'<text x="([\d.]+)"[^>]*class="line-label">{long_name}<', svg).group(1))
     assert x + len(long_name) * 14 * 0.62 <= W  # the longest label fits inside the chart
+
+
+def test_tick_labels_print_a_length_as_the_sentences_do() -> None:
+    """The race's axis reads T = 1024 as its sentences print it, not "1 024"; a thin space only from five digits."""
+    from ui.charts import _fmt
+
+    assert [_fmt(v) for v in (0, 0.05, 0.5, 3, 250, 1024, 4096, 16384)] == [
+        "0", "0.05", "0.5", "3", "250", "1024", "4096", "16\u2009384"]  # fmt: skip

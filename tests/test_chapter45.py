@@ -18,7 +18,7 @@ from dragon.levels import LevelError, get_level, load_chapter, load_levels
 from ui import chapter4, chapter5, lab, own_sentence_box, rooms
 from ui.draw import esc, star_text
 from ui.lab import mark
-from ui.text import t
+from ui.text import head_label, t
 
 ASK = "ask: {word: they, target: students}"
 LEVELS = Path(__file__).resolve().parent.parent / "assets" / "levels"
@@ -279,3 +279,14 @@ def test_the_answers_once_shown_cap_a_fresh_try_at_one_star(level_id, lang, pred
         right = str(positions_lesson.reading_answer(api.positions(get_level("5-1").text[lang], lang)))
     done = rooms.answer("check", out["session"], out["saved"], {read: right})
     assert done["session"]["lab"]["stars"] == 3  # this try was answered before the figures showed: full stars
+
+
+def test_the_badge_table_says_when_a_level_trains_a_head_in_one_text_only() -> None:
+    """2-9's Chinese dialogue trains Space (书包“里”), its English one Time ("now"): each row says which text it is."""
+    assert badge.only_in() == {("time", "2-9"): "en", ("space", "2-9"): "zh"}
+    progress = game.record(game.new_progress(), "2-9", 96, 3)
+    pages = (("en", "2-9 (in the Chinese text) ★★★", "2-9 ★★★"), ("zh", "2-9 ★★★", "2-9（英文版） ★★★"))
+    for lang, space, time in pages:
+        rows = {row.split("</th>")[0].split(">")[-1]: row for row in chapter5.badge_why(progress, lang).split("<tr>")}
+        assert space in rows[head_label(5, lang)] and time in rows[head_label(4, lang)]
+        assert "(in the" not in rows[head_label(7, lang)] and "版" not in rows[head_label(7, lang)]

@@ -267,6 +267,11 @@ def test_import_code_round_trip_and_bad_code() -> None:
     assert game.load(view["saved"]).progress == progress and "进度已导入" in view["codes"]["message"]
     bad = handlers.import_code({"level": "1-1", "lang": "en"}, game.save(progress), {"code": "DRAGON1-garbage"})
     assert set(bad) == {"codes"} and "nothing was changed" in bad["codes"]["message"]
+    # the box's "imported" belongs to that moment: the next level opened, by Next or the list, closes it unsaid
+    on = handlers.next_level({"level": "1-1", "lang": "zh"}, view["saved"])
+    picked = handlers.choose_level({"level": "1-1", "lang": "zh"}, view["saved"], {"level": "1-2"})
+    for opened in (on, picked):
+        assert opened["session"]["level"] == "1-2" and opened["codes"]["message"] == "" and not opened["codes"]["open"]
 
 
 # --- a progress code over other progress: asked first -------------------------------------------------------------

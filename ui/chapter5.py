@@ -127,6 +127,13 @@ def badge_share(progress: dict, lang: str) -> str:
     return lab.note(line, "badge-share", stars=game.badge_stars(progress))
 
 
+def only_note(head: str, level_id: str, lang: str) -> str:
+    """" (in the Chinese text)" after a level that trains this head only in the other language's text (2-9's Space
+    on an English page): what this page's text of the level does not show."""
+    only = badge_lesson.only_in().get((head, level_id))
+    return t("b_why_only", lang, text=t(f"lang_{only}", lang)) if only and only != lang else ""
+
+
 def badge_why(progress: dict, lang: str) -> str:
     """Why each head glows as it does: its mastery, and the levels that exercise it with the stars held there; the
     levels that train no single head (1-1, the labs) are named: they count in this level's stars, not in a light."""
@@ -135,7 +142,8 @@ def badge_why(progress: dict, lang: str) -> str:
     unlit = [lv.id for c in load_levels() if c.number in game.BADGE_CHAPTERS for lv in c.levels if lv.id not in lit]
     rows = []
     for i, head in enumerate(HEADS):
-        held = " · ".join(f"{lid} {star_text(int(progress['stars'].get(lid, 0)))}" for lid in levels[head])
+        held = " · ".join(f"{lid}{only_note(head, lid, lang)} {star_text(int(progress['stars'].get(lid, 0)))}"
+                          for lid in levels[head])  # fmt: skip
         rows.append(f"<tr><th>{esc(head_label(i, lang))}</th><td>{mastery[head]:.0%}</td><td>{esc(held or '—')}</td></tr>")
     head = f"<tr><th>{esc(t('b_why_head', lang))}</th><th>{esc(t('b_why_light', lang))}</th><th>{esc(t('b_why_levels', lang))}</th></tr>"
     return (

@@ -16,10 +16,11 @@ DASHES = ("", "7 4", "2 4", "10 3 2 3", "4 2")  # colour is never the only cue: 
 
 
 def _fmt(v: float) -> str:
-    """A tick label: 0.01, 0.5, 3, 250, 1 000 (thin space in thousands)."""
+    """A tick label: 0.01, 0.5, 3, 250, 1024, 16 384 — as the page's sentences print a length (T = 1024): four digits
+    plain, a thin space in thousands only from five."""
     if v == 0:
         return "0"
-    if abs(v) >= 1000:
+    if abs(v) >= 10000:
         return f"{v:,.0f}".replace(",", "\u2009")
     if abs(v) >= 1:
         return f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"

@@ -78,6 +78,11 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
     return {**view, "codes": codes_props(lang)}
 
 
+def with_codes(view: dict, lang: str) -> dict:
+    """A level opened: the progress-code box closes with no message (what it said belonged to the last one)."""
+    return {**view, "codes": codes_props(lang)}
+
+
 def choose_level(state: State, saved: Saved, data: EventData) -> dict:
     """The level picker (event data {level}): a level, the sandbox, or a teacher's level of this session's pack;
     a locked chapter is refused with a notice."""
@@ -85,10 +90,10 @@ def choose_level(state: State, saved: Saved, data: EventData) -> dict:
     lang, progress = session["lang"], game.load(saved).progress
     level_id = data.get("level") if isinstance(data, dict) else None
     if level_id == SANDBOX:
-        return sandbox_page(lang, progress, carried(session))
+        return with_codes(sandbox_page(lang, progress, carried(session)), lang)
     pack = {lv.id: lv for lv in pack_of(session["custom"])}
     if level_id in pack:
-        return page(pack[level_id], lang, progress, keep=carried(session))
+        return with_codes(page(pack[level_id], lang, progress, keep=carried(session)), lang)
     current = level_of(session) or get_level(next_level_id(progress))
     if not isinstance(level_id, str) or level_id not in all_levels():
         notice = t("unknown_level", lang, id=str(level_id)[:20])
@@ -97,7 +102,7 @@ def choose_level(state: State, saved: Saved, data: EventData) -> dict:
     reachable = level.id == views.next_from(current.id, progress)  # where this level's *Next* leads: it opens too
     if level.chapter not in game.unlocked_chapters(progress) and progress["stars"].get(level.id, 0) == 0 and not reachable:
         return {"top": top_props(current, lang, progress, t("locked_level", lang), session)}  # nothing else changes
-    return page(level, lang, progress, keep=carried(session))
+    return with_codes(page(level, lang, progress, keep=carried(session)), lang)
 
 
 def next_level(state: State, saved: Saved) -> dict:
@@ -111,7 +116,8 @@ def next_level(state: State, saved: Saved) -> dict:
     if after is None:
         return {}
     pack = {lv.id: lv for lv in pack_of(session["custom"])}
-    return page(pack.get(after) or get_level(after), session["lang"], progress, keep=carried(session))
+    view = page(pack.get(after) or get_level(after), session["lang"], progress, keep=carried(session))
+    return with_codes(view, session["lang"])
 
 
 def switch_lang(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:

@@ -140,7 +140,7 @@ function fadeHint() {
 }
 
 // Another component's event that carries the sliders (the language switch) asks for them first.
-document.addEventListener("mhd-sync", sync);
+document.addEventListener("mhd-sync", () => sync()); // not sync(event): its argument is the gates
 
 function slid(el) {
   const i = Number(el.dataset.i);

@@ -49,6 +49,22 @@ def head_levels() -> dict[str, tuple[str, ...]]:
     return {h: tuple(ids) for h, ids in out.items()}
 
 
+@functools.cache
+def only_in() -> dict[tuple[str, str], str]:
+    """(head, level id) → the one language whose text trains that head there (a slider level whose two targets
+    differ, as 2-9's: Space in the Chinese dialogue, Time in the English); a pair trained in both is not listed."""
+    out: dict[tuple[str, str], str] = {}
+    for chapter in load_levels():
+        for lv in chapter.levels:
+            if not lv.sliders:
+                continue
+            for i, head in enumerate(HEADS):
+                langs = [lang for lang in ("zh", "en") if lv.target_for(lang)[i] >= SPEAKS]
+                if len(langs) == 1:
+                    out[(head, lv.id)] = langs[0]
+    return out
+
+
 def check_stars(progress: object) -> dict[str, int]:
     """The progress dict's stars (level id → 0…3), or a ValueError that says what is wrong."""
     stars = progress.get("stars") if isinstance(progress, dict) else None
