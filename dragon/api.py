@@ -8,7 +8,7 @@ from collections.abc import Callable
 from . import chapter1 as chapter1_lesson
 from . import game as game_rules
 from . import margins, teacher_levels
-from .checks import brief
+from .checks import brief, check_lang
 from .claims import measure, silent_heads
 from .config import HEADS
 from .device import best_device
@@ -26,17 +26,11 @@ from .lessons import positions as positions_lesson
 from .lessons import pruning as pruning_lesson
 from .lessons import race as race_lesson
 from .lessons import tower as tower_lesson
-from .levels import LANGS, Level, get_level, load_levels
+from .levels import Level, get_level, load_levels
 from .runs import LANE, Run
 from .scoring import as_gates, score, stars
 from .scoring import hint as gradient_hint
 from .shared import known, once
-
-
-def check_lang(lang: str) -> str:
-    if lang not in LANGS:
-        raise ValueError(f"lang must be one of {', '.join(LANGS)}, not {brief(lang)}")
-    return lang
 
 
 def slider_level(level_id: str) -> Level:

@@ -2,6 +2,8 @@
 
 import math
 
+from .level_types import LANGS
+
 ECHO_CHARS = 40  # a refused value is echoed at most this long
 
 
@@ -14,6 +16,13 @@ def brief(value: object, limit: int = ECHO_CHARS) -> str:
         value = value[: 4 * limit] if not isinstance(value, dict) else dict(list(value.items())[:limit])
     text = repr(value).encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_lang(lang: object) -> str:
+    """`lang` if it is one of the game's languages ("zh", "en"), else a ValueError that says which it may be."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {', '.join(LANGS)}, not {brief(lang)}")
+    return lang
 
 
 def whole(value: object, name: str, low: int, high: int) -> int:

@@ -1,6 +1,7 @@
 """Answers decided by a clear margin: answer buckets, and every answer the measurement does not tell apart accepted."""
 
 SHARE_MARGIN = 0.05  # a share (of attention, of accuracy, a cosine) decides an answer only by 5 points or more
+SHARE_POINTS = f"{100 * SHARE_MARGIN:g}"  # the same margin as the pages print it, in points of a share or accuracy (5)
 DISTANCE_MARGIN = 0.1  # a mean attention distance (in words) decides an answer only by a tenth of a word or more
 
 

@@ -534,7 +534,7 @@ def test_line_chart_labels_sit_after_a_swatch_of_their_line() -> None:
 
 def test_tick_labels_print_a_length_as_the_sentences_do() -> None:
     """The race's axis reads T = 1024 as its sentences print it, not "1 024"; a thin space only from five digits."""
-    from ui.charts import _fmt
+    from ui.charts import tick_label
 
-    assert [_fmt(v) for v in (0, 0.05, 0.5, 3, 250, 1024, 4096, 16384)] == [
+    assert [tick_label(v) for v in (0, 0.05, 0.5, 3, 250, 1024, 4096, 16384)] == [
         "0", "0.05", "0.5", "3", "250", "1024", "4096", "16\u2009384"]  # fmt: skip

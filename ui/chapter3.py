@@ -323,7 +323,6 @@ def pct(a: float) -> str:
     return f"{a:.1%}"
 
 
-POINTS = f"{100 * margins.SHARE_MARGIN:g}"  # the documented margin of an accuracy, in points (5)
 
 
 def heads_lines(m: dict, lang: str) -> list[str]:
@@ -331,9 +330,9 @@ def heads_lines(m: dict, lang: str) -> list[str]:
     acc, pick = m["accuracy"], lambda group: findings.pick(heads_lesson.FINDINGS, group, m)
     near = ", ".join(f"h = {h}" for h in m["near_chance"])
     return [
-        t(pick("few"), lang, best=pct(m["best"]), h=m["few"], a=pct(acc[m["few"]]), k=m["relations"], pts=POINTS),
-        t(pick("more"), lang, top=m["top"], b=pct(m["best"]), g=f"{100 * m['gain']:.1f}", h=m["few"], pts=POINTS),
-        t(pick("chance"), lang, c=pct(m["chance"]), w=m["weakest"], a=pct(acc[m["weakest"]]), hs=near, pts=POINTS),
+        t(pick("few"), lang, best=pct(m["best"]), h=m["few"], a=pct(acc[m["few"]]), k=m["relations"], pts=margins.SHARE_POINTS),
+        t(pick("more"), lang, top=m["top"], b=pct(m["best"]), g=f"{100 * m['gain']:.1f}", h=m["few"], pts=margins.SHARE_POINTS),
+        t(pick("chance"), lang, c=pct(m["chance"]), w=m["weakest"], a=pct(acc[m["weakest"]]), hs=near, pts=margins.SHARE_POINTS),
     ]
 
 
@@ -372,7 +371,7 @@ def heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt)
     paper = lab.note(f"{t(findings.pick(heads_lesson.FINDINGS, 'paper', m), lang, d=vas['d_model'])} {paper}", "vaswani")
     accuracy = {str(h): a for h, a in zip(r["heads"], r["final_accuracy"], strict=True)}
     acc_title = t("h_acc_title", lang, n=r["task"]["eval_size"], chance=pct(r["chance"]))
-    fact = t(findings.pick(heads_lesson.FINDINGS, "lesson", m), lang, h=m["few"], best=pct(m["best"]), pts=POINTS)
+    fact = t(findings.pick(heads_lesson.FINDINGS, "lesson", m), lang, h=m["few"], best=pct(m["best"]), pts=margins.SHARE_POINTS)
     return (
         lab.verdict(head) + heads_read_html(level, lang, progress, attempt, m)
         + f'<div class="heads-result"><div class="acc-box" data-accuracy="{esc(json.dumps(accuracy))}">'

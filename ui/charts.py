@@ -3,7 +3,7 @@
 import math
 from typing import TYPE_CHECKING
 
-from .draw import esc
+from dragon.markup import esc, text_width
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -15,7 +15,7 @@ SWATCH = 31.0  # a line label starts this far right of the plot, after a short s
 DASHES = ("", "7 4", "2 4", "10 3 2 3", "4 2")  # colour is never the only cue: each line has its own dash
 
 
-def _fmt(v: float) -> str:
+def tick_label(v: float) -> str:
     """A tick label: 0.01, 0.5, 3, 250, 1024, 16 384 — as the page's sentences print a length (T = 1024): four digits
     plain, a thin space in thousands only from five."""
     if v == 0:
@@ -25,11 +25,6 @@ def _fmt(v: float) -> str:
     if abs(v) >= 1:
         return f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"
     return f"{v:.{max(1, -math.floor(math.log10(abs(v))))}f}"
-
-
-def text_width(text: str) -> float:
-    """About how wide a bold label is in the chart's units (a CJK character a full em, others about 0.62 em)."""
-    return sum(FONT * (1.0 if ord(c) > 0x2E80 else 0.62) for c in text)
 
 
 def log_ticks(lo: float, hi: float) -> list[float]:
@@ -84,7 +79,7 @@ def line_chart(
     if not log_y:
         y_hi = max(y_hi, y_ticks[-1])
     labels = [names.get(str(k), str(k)) for k in frame[series].unique()]
-    right = max(RIGHT, SWATCH + max(map(text_width, labels), default=0.0) + 6)  # room for the widest line label
+    right = max(RIGHT, SWATCH + max((text_width(s, FONT) for s in labels), default=0.0) + 6)  # room for the widest line label
     pw, ph = W - LEFT - right, H - TOP - BOTTOM
 
     def px(v: float) -> float:
@@ -108,14 +103,14 @@ def line_chart(
             parts.append(
                 f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" stroke="#e5e7eb"/>'
                 f'<text x="{LEFT - 6}" y="{py(t):.1f}" text-anchor="end" dominant-baseline="central" '
-                f'font-size="{FONT}">{esc(_fmt(t))}</text>'
+                f'font-size="{FONT}">{esc(tick_label(t))}</text>'
             )
     for t in x_ticks:
         if not x_lo / 1.001 <= t <= x_hi * 1.001:
             continue
         parts.append(
             f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{TOP + ph}" y2="{TOP + ph + 5}" stroke="#6b7280"/>'
-            f'<text x="{px(t):.1f}" y="{TOP + ph + 20}" text-anchor="middle" font-size="{FONT}">{esc(_fmt(t))}</text>'
+            f'<text x="{px(t):.1f}" y="{TOP + ph + 20}" text-anchor="middle" font-size="{FONT}">{esc(tick_label(t))}</text>'
         )
     parts.append(
         f'<text x="{LEFT + pw / 2:.0f}" y="{H - 8:.0f}" text-anchor="middle" font-size="{FONT}" '
@@ -137,7 +132,7 @@ def line_chart(
         )
         if len(points) <= 12:  # a few measured points: mark each, with its value on hover
             for (a, b), xv, yv in zip(points, rows[x], rows[y], strict=True):
-                text = tip.format(series=name, x=_fmt(float(xv)), y=f"{float(yv):.3g}{y_unit}")
+                text = tip.format(series=name, x=tick_label(float(xv)), y=f"{float(yv):.3g}{y_unit}")
                 parts.append(
                     f'<circle cx="{a:.1f}" cy="{b:.1f}" r="5" fill="{colour}" stroke="#fff" stroke-width="1.5">'
                     f"<title>{esc(text)}</title></circle>"

@@ -1,10 +1,10 @@
 """HTML and SVG pieces: the dragon, the tokens, the score gauge, the head profile, the story."""
 
-import html
 import math
 
 from dragon.config import HEADS
 from dragon.levels import Level
+from dragon.markup import esc
 
 from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
@@ -14,16 +14,6 @@ STAR, NO_STAR = "★", "☆"
 def star_text(stars: int) -> str:
     """'★★☆' for 2 of 3 stars."""
     return STAR * stars + NO_STAR * (3 - stars)
-
-
-# Gradio's HTML component runs its template through Handlebars and a JS template literal, so besides the
-# usual HTML escapes, `$`, backticks, braces and backslashes in any text must not reach it raw.
-_TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;", "\\": "&#92;"})
-
-
-def esc(text: str) -> str:
-    """Escape text for our HTML: markup, and the template syntax Gradio's HTML component would evaluate."""
-    return html.escape(str(text)).translate(_TEMPLATE_CHARS)
 
 
 def dragon_svg(lang: str) -> str:

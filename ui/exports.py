@@ -8,9 +8,9 @@ import numpy as np
 from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.level_types import Claim, Level
+from dragon.markup import esc, text_width
 
-from .draw import esc
-from .heatmap import CELL, FONT, TILT, VIRIDIS, natural_width, png_data_uri, text_width
+from .heatmap import CELL, FONT, TILT, VIRIDIS, natural_width, png_data_uri
 from .text import HEAD_COLORS, head_label, t
 from .views import map_caption
 
@@ -80,8 +80,8 @@ def cell_number(v: float) -> str:
 
 def map_geometry(tokens: list[str]) -> tuple[float, float, float, float]:
     """(left, top, width, height) of a T × T map with its labels, in the units of ui/heatmap.py (12 px labels)."""
-    left = max((text_width(w) for w in tokens), default=0.0) + 8
-    top = 4 + max((text_width(w) for w in tokens), default=0.0) * math.sin(TILT) + FONT * 0.6
+    left = max((text_width(w, FONT) for w in tokens), default=0.0) + 8
+    top = 4 + max((text_width(w, FONT) for w in tokens), default=0.0) * math.sin(TILT) + FONT * 0.6
     return left, top, natural_width(tokens, tokens), top + CELL * len(tokens) + 4
 
 

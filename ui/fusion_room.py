@@ -20,7 +20,6 @@ from .text import HEAD_COLORS, head_label, t
 
 STEP_KEYS = ("concat", "w_o", "residual")
 FUSION_POINTS = 3  # the order, the keep guess, the reach guess
-POINTS = f"{100 * margins.SHARE_MARGIN:g}"  # the documented margin of a share, in points (5)
 
 
 def rule_html(lang: str) -> str:
@@ -37,7 +36,7 @@ def hpd_line(f: dict, m: dict, w_o: bool, lang: str) -> str:
     if not w_o:
         return t("u_hpd_off", lang, n=f"{f['heads_per_dim']['w_o_off']:.2f}")
     key = findings.pick(fusion_lesson.FINDINGS, "hpd", m)
-    return t(key, lang, n=f"{m['effective']:.2f}", w=m["weight_heads"], k=f"{m['little']:.1f}", h=m["h"], pts=POINTS)
+    return t(key, lang, n=f"{m['effective']:.2f}", w=m["weight_heads"], k=f"{m['little']:.1f}", h=m["h"], pts=margins.SHARE_POINTS)
 
 
 def setting_html(f: dict, m: dict, w_o: bool, residual: bool, lang: str, read: bool) -> str:

@@ -4,12 +4,12 @@ import base64
 import io
 import json
 import math
-import unicodedata
 
 import numpy as np
 from PIL import Image
 
-from .draw import esc
+from dragon.markup import esc, text_width
+
 from .text import t
 
 # viridis at 9 evenly spaced points; interpolated to 256
@@ -53,11 +53,6 @@ def png_data_uri(matrix: np.ndarray, quiet: np.ndarray | None = None) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def text_width(word: str, font: float = FONT) -> float:
-    """A generous estimate of a label's width: wide characters (CJK, ①) are square, others about 0.62 em."""
-    return sum(font * (1.0 if unicodedata.east_asian_width(ch) in "WFA" else 0.62) for ch in word)
-
-
 def _data(values) -> str:
     return esc(json.dumps(list(values), ensure_ascii=False))
 
@@ -86,8 +81,8 @@ def labelled_grid(
     alternative, what it shows in words with its numbers ("⑤ 时序头 → 昨天 0.62, 正在 0.31"); the title by default."""
     m = np.nan_to_num(np.asarray(matrix, dtype=np.float64))
     colour = m if scale is None else np.asarray(scale, dtype=np.float64)
-    left = max((text_width(r) for r in rows), default=0.0) + 8
-    col_w = max((text_width(c) for c in cols), default=0.0)
+    left = max((text_width(r, FONT) for r in rows), default=0.0) + 8
+    col_w = max((text_width(c, FONT) for c in cols), default=0.0)
     top = (22 if show_title else 4) + col_w * math.sin(TILT) + FONT * 0.6
     width = natural_width(rows, cols, title if show_title else "")
     height = top + CELL * len(rows) + 4
@@ -152,8 +147,8 @@ def labelled_map(
 
 def natural_width(rows: list[str], cols: list[str], title: str = "") -> float:
     """The width a labelled_grid of these labels (and title) has at its natural size (12 px labels)."""
-    col_w = max((text_width(c) for c in cols), default=0.0)
-    left = max((text_width(r) for r in rows), default=0.0) + 8
+    col_w = max((text_width(c, FONT) for c in cols), default=0.0)
+    left = max((text_width(r, FONT) for r in rows), default=0.0) + 8
     grid = left + CELL * len(cols) + max(8.0, col_w * math.cos(TILT) - CELL * 0.5)
     return max(grid, text_width(title, FONT + 1) + 12)
 

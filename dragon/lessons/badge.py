@@ -2,15 +2,16 @@
 head, with the player's name, as SVG (and PNG drawn with Pillow)."""
 
 import functools
-import html
 import io
 import math
 import unicodedata
 from pathlib import Path
 
-from ..checks import brief
+from ..checks import brief, check_lang
 from ..config import HEAD_COLORS, HEAD_NAMES, HEADS
+from ..level_types import LANGS
 from ..levels import load_levels
+from ..markup import esc
 
 TITLE = {"zh": "多头注意力徽章", "en": "Multi-Head Attention Badge"}
 SPEAKS = 0.2  # a head counts in a level where its target gate is at least this (in either language)
@@ -19,9 +20,6 @@ SIZE = 400  # the badge is SIZE × SIZE
 RIBBON = 240  # the name's ribbon is RIBBON wide, centred under the body
 NAME_ROOM = RIBBON - 16  # the name's widest, leaving 8 on each side
 NAME_SIZE, NAME_MIN = 17, 9  # the name's font size, shrunk to at least NAME_MIN to fit the ribbon
-# Gradio's HTML component runs text through Handlebars and a JS template literal: `$`, backticks, braces and
-# backslashes must not reach it raw (the same rule as ui/draw.py's esc)
-_TEMPLATE_CHARS = str.maketrans({"$": "&#36;", "`": "&#96;", "{": "&#123;", "}": "&#125;", "\\": "&#92;"})
 CJK_FONTS = (
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
@@ -95,16 +93,6 @@ def clean_name(name: object) -> str:
     return " ".join(kept.split())[:MAX_NAME]
 
 
-def esc(text: str) -> str:
-    return html.escape(text).translate(_TEMPLATE_CHARS)
-
-
-def check_lang(lang: str) -> int:
-    if lang not in TITLE:
-        raise ValueError(f"lang must be 'zh' or 'en', not {brief(lang)}")
-    return 0 if lang == "zh" else 1
-
-
 def layout() -> list[dict]:
     """Where each head sits: a fan of eight over the body, its neck from the body to it, its label beyond it."""
     cx, cy, body_y = SIZE / 2, 252, 292  # the fan's centre; the body below it
@@ -132,7 +120,7 @@ def bezier(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, fl
 
 def badge_svg(progress: dict, name: str | None = None, lang: str = "zh") -> str:
     """The badge as a standalone SVG document: each head's opacity and glow follow its mastery."""
-    li = check_lang(lang)
+    li = LANGS.index(check_lang(lang))
     m = mastery(progress)
     who = clean_name(name)
     total = sum(check_stars(progress).values())
@@ -253,7 +241,7 @@ def badge_png(progress: dict, name: str | None = None, lang: str = "zh", scale: 
     server (cjk_font()); without one the labels fall back to English and the name keeps its Latin characters."""
     from PIL import Image, ImageDraw, ImageFilter, ImageFont  # Pillow comes with gradio; imported only here
 
-    li = check_lang(lang)
+    li = LANGS.index(check_lang(lang))
     m = mastery(progress)
     total = sum(check_stars(progress).values())
     who = clean_name(name)
