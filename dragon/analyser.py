@@ -7,9 +7,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from .checks import brief
-from .lexicon import USER_DICT, Lexicon, classical_dictionary, load_lexicon
-from .sound import rhymes
+from dragon.checks import brief
+from dragon.lexicon import USER_DICT, Lexicon, classical_dictionary, load_lexicon
+from dragon.sound import rhymes
 
 MAX_TOKENS = 64  # visible tokens per text
 MAX_CHARS = 600  # characters segmented at most: more than 64 tokens' worth in either language

@@ -2,8 +2,8 @@
 
 import torch
 
-from .config import HEADS
-from .engine import default_dragon
+from dragon.config import HEADS
+from dragon.engine import default_dragon
 
 TOP_K = 5
 

@@ -5,32 +5,32 @@ import functools
 import secrets
 from collections.abc import Callable
 
-from . import chapter1 as chapter1_lesson
-from . import game as game_rules
-from . import margins, teacher_levels
-from .checks import brief, check_lang
-from .claims import measure, silent_heads
-from .config import HEADS
-from .device import best_device
-from .engine import Reading, default_dragon
-from .gpu import on_gpu
-from .lessons import badge as badge_lesson
-from .lessons import crystal_ball as crystal_ball_lesson
-from .lessons import facts as facts_table
-from .lessons import fusion as fusion_lesson
-from .lessons import growing as growing_lesson
-from .lessons import head_math as head_math_lesson
-from .lessons import heads_experiment as heads_lesson
-from .lessons import own_sentence as own_sentence_lesson
-from .lessons import positions as positions_lesson
-from .lessons import pruning as pruning_lesson
-from .lessons import race as race_lesson
-from .lessons import tower as tower_lesson
-from .levels import Level, get_level, load_levels
-from .runs import LANE, Run
-from .scoring import as_gates, score, stars
-from .scoring import hint as gradient_hint
-from .shared import known, once
+from dragon import chapter1 as chapter1_lesson
+from dragon import game as game_rules
+from dragon import margins, teacher_levels
+from dragon.checks import brief, check_lang
+from dragon.claims import measure, silent_heads
+from dragon.config import HEADS
+from dragon.device import best_device
+from dragon.engine import Reading, default_dragon
+from dragon.gpu import on_gpu
+from dragon.lessons import badge as badge_lesson
+from dragon.lessons import crystal_ball as crystal_ball_lesson
+from dragon.lessons import facts as facts_table
+from dragon.lessons import fusion as fusion_lesson
+from dragon.lessons import growing as growing_lesson
+from dragon.lessons import head_math as head_math_lesson
+from dragon.lessons import heads_experiment as heads_lesson
+from dragon.lessons import own_sentence as own_sentence_lesson
+from dragon.lessons import positions as positions_lesson
+from dragon.lessons import pruning as pruning_lesson
+from dragon.lessons import race as race_lesson
+from dragon.lessons import tower as tower_lesson
+from dragon.levels import Level, get_level, load_levels
+from dragon.runs import LANE, Run
+from dragon.scoring import as_gates, score, stars
+from dragon.scoring import hint as gradient_hint
+from dragon.shared import known, once
 
 
 def slider_level(level_id: str) -> Level:

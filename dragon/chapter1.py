@@ -4,11 +4,11 @@ import functools
 
 import torch
 
-from .attention import MultiHeadAttention
-from .config import HEADS, DragonConfig
-from .engine import Reading, default_dragon
-from .heads import RELATIONS, query_key_weights, value_weights
-from .levels import Level
+from dragon.attention import MultiHeadAttention
+from dragon.config import HEADS, DragonConfig
+from dragon.engine import Reading, default_dragon
+from dragon.heads import RELATIONS, query_key_weights, value_weights
+from dragon.levels import Level
 
 LOOKS_AT = 0.10  # a word "is looked at" from a row when it gets at least this share of the attention
 

@@ -2,9 +2,9 @@
 
 import torch
 
-from .config import HEADS
-from .engine import Reading, default_dragon
-from .level_types import Claim, Level
+from dragon.config import HEADS
+from dragon.engine import Reading, default_dragon
+from dragon.level_types import Claim, Level
 
 # A claimed word is "found" by a head when it gets at least this share of the head's attention between words
 # (attention received from the OTHER words, summed over their query rows, sink excluded, divided by the head's

@@ -17,16 +17,16 @@ from datetime import timezone
 
 import torch
 
-from .claims import measure
-from .classroom_store import Board, ClassroomError, ClassroomStore, Result, Round
-from .config import HEAD_NAMES, HEADS
-from .engine import Reading, default_dragon
-from .lessons import growing
-from .levels import LANGS, Level, all_levels, get_level
-from .scoring import Scorer, as_gates, stars
-from .scoring import hint as gradient_hint
-from .teacher_levels import TeacherLevelError, is_teacher_id, levels_from_code
-from .variants import NoVariantError, exam_variant
+from dragon.claims import measure
+from dragon.classroom_store import Board, ClassroomError, ClassroomStore, Result, Round
+from dragon.config import HEAD_NAMES, HEADS
+from dragon.engine import Reading, default_dragon
+from dragon.lessons import growing
+from dragon.levels import LANGS, Level, all_levels, get_level
+from dragon.scoring import Scorer, as_gates, stars
+from dragon.scoring import hint as gradient_hint
+from dragon.teacher_levels import TeacherLevelError, is_teacher_id, levels_from_code
+from dragon.variants import NoVariantError, exam_variant
 
 HEAD_START = 0.5  # a head no one has moved yet stands where every slider starts (ui/session.py START_GATES)
 BOARD_FRESH_S = 0.25  # a student's page shows the class's board at most this old (the projector's is always fresh)

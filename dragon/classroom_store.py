@@ -24,7 +24,7 @@ from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, Row
 
-from .config import HEADS
+from dragon.config import HEADS
 
 ROOT = Path(__file__).resolve().parent.parent
 DB_FILE = "classroom.sqlite3"  # under DRAGON_DATA_DIR, else the repository's data/ folder

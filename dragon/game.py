@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from .lessons.fusion import KEEP_EDGES, REACH_EDGES
-from .levels import load_levels
-from .margins import SHARE_MARGIN, bucket
-from .teacher_levels import is_teacher_id
+from dragon.lessons.fusion import KEEP_EDGES, REACH_EDGES
+from dragon.levels import load_levels
+from dragon.margins import SHARE_MARGIN, bucket
+from dragon.teacher_levels import is_teacher_id
 
 MAX_TEACHER_LEVELS = 100  # results kept per table for teachers' levels (their ids are hashes of the level itself)
 

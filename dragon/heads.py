@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .analyser import RHYME_GROUPS_MAX
-from .attention import MultiHeadAttention
-from .config import HEADS, DragonConfig
-from .features import FEATURES, INDEX
-from .lexicon import FIELDS
+from dragon.analyser import RHYME_GROUPS_MAX
+from dragon.attention import MultiHeadAttention
+from dragon.config import HEADS, DragonConfig
+from dragon.features import FEATURES, INDEX
+from dragon.lexicon import FIELDS
 
 SINK = 1.0  # score of the sink: a relation must beat this to be attended to
 

@@ -5,15 +5,15 @@ by a clear margin and none answered by the level's public questions."""
 import functools
 import random
 
-from . import api
-from .classroom import word_like
-from .config import HEADS
-from .findings import holds
-from .game import CRYSTAL_SHARES, SHARE_BUCKETS, crystal_stars
-from .lessons import head_math as head_math_lesson
-from .level_types import Round
-from .levels import get_level
-from .margins import SHARE_MARGIN, edge_margin
+from dragon import api
+from dragon.classroom import word_like
+from dragon.config import HEADS
+from dragon.findings import holds
+from dragon.game import CRYSTAL_SHARES, SHARE_BUCKETS, crystal_stars
+from dragon.lessons import head_math as head_math_lesson
+from dragon.level_types import Round
+from dragon.levels import get_level
+from dragon.margins import SHARE_MARGIN, edge_margin
 
 CRYSTAL_MIN_WEIGHT = 0.3  # 4-1: the best head sends the word at least this share to the referent (clearly visible)
 DRAWS = 200  # 3-1: sets of rounds drawn from the pool before the seed is said to have none (it never happens: tested)

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from .config import HEADS
+from dragon.config import HEADS
 
 LANGS = ("zh", "en")
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target

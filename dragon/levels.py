@@ -7,15 +7,15 @@ from pathlib import Path
 
 import yaml
 
-from .checks import brief
-from .claims import check_level
-from .config import HEADS
-from .engine import default_dragon
-from .lessons import facts as facts_table
-from .lessons.positions import read_tokens, swap_permutation
-from .lessons.race import MAX_LENGTH, MAX_LENGTHS
-from .lessons.wordpiece import normalise, split_words
-from .level_types import (
+from dragon.checks import brief
+from dragon.claims import check_level
+from dragon.config import HEADS
+from dragon.engine import default_dragon
+from dragon.lessons import facts as facts_table
+from dragon.lessons.positions import read_tokens, swap_permutation
+from dragon.lessons.race import MAX_LENGTH, MAX_LENGTHS
+from dragon.lessons.wordpiece import normalise, split_words
+from dragon.level_types import (
     KINDS,
     LANGS,
     PANEL,
@@ -28,7 +28,7 @@ from .level_types import (
     Level,
     Round,
 )
-from .lexicon import ASSETS
+from dragon.lexicon import ASSETS
 
 LEVEL_DIR = Path(os.environ.get("DRAGON_LEVELS", ASSETS / "levels"))  # a teacher's folder can replace it
 PRONOUNS = ("she", "he", "it", "they")  # crystal levels: the words a player's own sentence may ask about

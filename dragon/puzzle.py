@@ -4,8 +4,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .engine import Reading
-from .scoring import ascent_path, score
+from dragon.engine import Reading
+from dragon.scoring import ascent_path, score
 
 # DESIGN.md "Scoring": what every shipped slider level must satisfy
 MAX_ALL_EQUAL = 65.0

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .config import HEADS
-from .engine import Reading
+from dragon.config import HEADS
+from dragon.engine import Reading
 
 STAR_THRESHOLDS = (70.0, 85.0, 95.0)  # ★, ★★, ★★★
 PERFECT = 99.0  # at or above this score a hint may say "nothing left to tune"; below it, a hint always helps

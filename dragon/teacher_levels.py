@@ -25,12 +25,12 @@ from dataclasses import dataclass, replace
 
 import yaml
 
-from . import puzzle
-from .analyser import MAX_TOKENS
-from .claims import problems as claim_problems
-from .config import HEAD_NAMES, HEADS
-from .engine import Reading, default_dragon
-from .level_types import LANGS, Claim, Level
+from dragon import puzzle
+from dragon.analyser import MAX_TOKENS
+from dragon.claims import problems as claim_problems
+from dragon.config import HEAD_NAMES, HEADS
+from dragon.engine import Reading, default_dragon
+from dragon.level_types import LANGS, Claim, Level
 
 GENRES = ("poem", "paper", "dialogue", "mixed")
 SHOWS = ("silhouette", "picture")

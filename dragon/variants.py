@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import torch
 
-from .claims import silent_heads
-from .config import HEADS
-from .engine import Reading
-from .puzzle import MAX_ALL_EQUAL, MAX_RANDOM_MEDIAN, MIN_NEAR_MEDIAN, check
-from .scoring import Scorer
+from dragon.claims import silent_heads
+from dragon.config import HEADS
+from dragon.engine import Reading
+from dragon.puzzle import MAX_ALL_EQUAL, MAX_RANDOM_MEDIAN, MIN_NEAR_MEDIAN, check
+from dragon.scoring import Scorer
 
 MAX_PUBLIC = 85.0  # what the level's public target (`explain`, every page outside the round) may score
 TRIES = 60  # fresh targets drawn before a level is said to have no fair variant

@@ -22,13 +22,12 @@ from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import curves_frame
 from dragon.lessons.race import REFERENCE_RUNS, flops, race_frame
 from dragon.levels import Level
-
-from . import facts_quiz, fusion_room, lab, waits
-from .charts import bars_html, line_chart
-from .draw import esc, star_text
-from .formula import formula_html, key_labels
-from .lab import Attempt, Outcome
-from .text import NUMERALS, head_name, t
+from ui import facts_quiz, fusion_room, lab, waits
+from ui.charts import bars_html, line_chart
+from ui.draw import esc, star_text
+from ui.formula import formula_html, key_labels
+from ui.lab import Attempt, Outcome
+from ui.text import NUMERALS, head_name, t
 
 GUESS_RANGE = (0.1, 1000.0)
 RACE_COLOURS = {"loop": "#c2410c", "batched": "#1f4e9c"}

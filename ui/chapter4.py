@@ -19,16 +19,15 @@ from dragon.lessons import growing as growing_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels import Level
-
-from . import lab, own_sentence_box, waits
-from .charts import bars_html, line_chart
-from .draw import esc, star_text
-from .findings_text import back, grow_fill, prune_fill, said, tower_fill
-from .heads_grid import detail_box, heads_grid, ranking_html
-from .heatmap import legend, png_data_uri, row_alt
-from .lab import Attempt, Outcome
-from .tensors import row_bars, words_key
-from .text import t
+from ui import lab, own_sentence_box, waits
+from ui.charts import bars_html, line_chart
+from ui.draw import esc, star_text
+from ui.findings_text import back, grow_fill, prune_fill, said, tower_fill
+from ui.heads_grid import detail_box, heads_grid, ranking_html
+from ui.heatmap import legend, png_data_uri, row_alt
+from ui.lab import Attempt, Outcome
+from ui.tensors import row_bars, words_key
+from ui.text import t
 
 SEED = 0  # 4-3 trains with this seed in the app, and 4-4 prunes that same model
 STAGE_COLOURS = {"random": "#8e9aa6", "faint": "#d4a017", "clear": "#1f4e9c", "settled": "#2e9e4f"}

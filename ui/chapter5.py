@@ -10,12 +10,11 @@ from dragon.config import HEADS
 from dragon.lessons import badge as badge_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.levels import Level, load_levels
-
-from . import lab
-from .draw import esc, star_text
-from .findings_text import positions_fill, said
-from .lab import Attempt, Outcome
-from .text import head_label, t
+from ui import lab
+from ui.draw import esc, star_text
+from ui.findings_text import positions_fill, said
+from ui.lab import Attempt, Outcome
+from ui.text import head_label, t
 
 # --- 5-1 positions -----------------------------------------------------------------------------------------------
 

@@ -11,8 +11,7 @@ import gradio as gr
 
 from dragon import game
 from dragon.config import HEADS
-
-from .text import HEAD_COLORS
+from ui.text import HEAD_COLORS
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "ui"
 

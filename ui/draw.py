@@ -5,8 +5,7 @@ import math
 from dragon.config import HEADS
 from dragon.levels import Level
 from dragon.markup import esc
-
-from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
+from ui.text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
 STAR, NO_STAR = "★", "☆"
 

@@ -9,10 +9,9 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.level_types import Claim, Level
 from dragon.markup import esc, text_width
-
-from .heatmap import CELL, FONT, TILT, VIRIDIS, natural_width, png_data_uri
-from .text import HEAD_COLORS, head_label, t
-from .views import map_caption
+from ui.heatmap import CELL, FONT, TILT, VIRIDIS, natural_width, png_data_uri
+from ui.text import HEAD_COLORS, head_label, t
+from ui.views import map_caption
 
 # the same fonts everywhere a file leaves the page: a teacher's Windows or Mac has one of these, Debian the first
 FONT_STACK = "'Noto Sans CJK SC', 'Noto Sans SC', 'Microsoft YaHei', 'PingFang SC', sans-serif"

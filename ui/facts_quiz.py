@@ -5,11 +5,10 @@ import math
 
 from dragon import api
 from dragon.levels import Level
-
-from . import lab
-from .draw import esc
-from .lab import Attempt, Outcome
-from .text import t
+from ui import lab
+from ui.draw import esc
+from ui.lab import Attempt, Outcome
+from ui.text import t
 
 QUIZ_MAX = 10**9  # an answer must be at least 0 and under this (every answer is far below it)
 

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from dragon import findings
 from dragon.findings import Finding, Measured
 from dragon.margins import SHARE_MARGIN
-
-from .text import t
+from ui.text import t
 
 
 def said(rules: Sequence[Finding], values: Measured, lang: str, /, skip: Sequence[str] = (), **fill: object) -> list[str]:

@@ -3,11 +3,10 @@ its shape in the formula's letters and in numbers; what gives the answer away st
 
 from dragon.config import HEADS
 from dragon.lessons.head_math import SINK
-
-from .draw import esc
-from .lab import note
-from .tensors import chips, matrix, signed_bars, strip
-from .text import t
+from ui.draw import esc
+from ui.lab import note
+from ui.tensors import chips, matrix, signed_bars, strip
+from ui.text import t
 
 SHAPES = {  # each symbol's shape in the formula's own letters; the numbers come from the real tensor
     "x": "d_model", "q": "d_head", "K": "T+1, d_head", "V": "T+1, d_head", "scores": "T+1", "softmax": "T+1",

@@ -10,13 +10,12 @@ from dragon.config import HEADS
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons.fusion import QUIET
 from dragon.levels import Level
-
-from . import lab
-from .charts import bars_html
-from .draw import esc
-from .heatmap import legend, png_data_uri
-from .lab import Attempt, Outcome
-from .text import HEAD_COLORS, head_label, t
+from ui import lab
+from ui.charts import bars_html
+from ui.draw import esc
+from ui.heatmap import legend, png_data_uri
+from ui.lab import Attempt, Outcome
+from ui.text import HEAD_COLORS, head_label, t
 
 STEP_KEYS = ("concat", "w_o", "residual")
 FUSION_POINTS = 3  # the order, the keep guess, the reach guess

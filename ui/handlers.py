@@ -7,11 +7,10 @@ import json
 from dragon import game, teacher_levels
 from dragon.checks import mended
 from dragon.levels import LANGS, all_levels, get_level, load_levels
-
-from . import class_link, views
-from .page import codes_props, page
-from .sandbox import sandbox_page
-from .session import (
+from ui import class_link, views
+from ui.page import codes_props, page
+from ui.sandbox import sandbox_page
+from ui.session import (
     MAX_CLASS_TOKEN,
     MAX_SANDBOX_CHARS,
     SANDBOX,
@@ -28,8 +27,8 @@ from .session import (
     pack_of,
     session_of,
 )
-from .text import t
-from .top import top_props
+from ui.text import t
+from ui.top import top_props
 
 MAX_BOOT = 12_000  # what the page's script sends at the start: the link's parameters (a share code among them)
 

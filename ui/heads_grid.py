@@ -3,10 +3,10 @@ every head is shown): each cell names its head, prints its weight on the target 
 
 import json
 
-from .draw import esc
-from .heatmap import row_alt, row_words
-from .tensors import attention_strip
-from .text import t
+from ui.draw import esc
+from ui.heatmap import row_alt, row_words
+from ui.tensors import attention_strip
+from ui.text import t
 
 TOP_WORDS = 3  # the words a cell's text alternative names, with their shares
 

@@ -9,8 +9,7 @@ import numpy as np
 from PIL import Image
 
 from dragon.markup import esc, text_width
-
-from .text import t
+from ui.text import t
 
 # viridis at 9 evenly spaced points; interpolated to 256
 _VIRIDIS_KEYS = np.array(

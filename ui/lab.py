@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from dragon import game
 from dragon.levels import Level
 from dragon.scoring import stars as stars_for
-
-from .draw import esc, notice_html, star_text, why_html
-from .session import State, level_after, session_of
-from .text import t
+from ui.draw import esc, notice_html, star_text, why_html
+from ui.session import State, level_after, session_of
+from ui.text import t
 
 Attempt = dict  # {"level": id, …}: what the player did on this level (the rounds answered, the run, the answers)
 Panel = Callable[[Level, str, dict, Attempt, str], str]

@@ -2,10 +2,10 @@
 
 import gradio as gr
 
-from . import components, rooms
-from .play import live, on_event_loop
-from .text import i18n_key
-from .waits import wait
+from ui import components, rooms
+from ui.play import live, on_event_loop
+from ui.text import i18n_key
+from ui.waits import wait
 
 
 def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:

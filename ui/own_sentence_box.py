@@ -8,12 +8,11 @@ from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import own_sentence as sentence_lesson
 from dragon.lessons.own_sentence import MARGIN, SentenceError, judge, own_sentence
 from dragon.levels import PRONOUNS, Level
-
-from . import lab
-from .charts import bars_html
-from .lab import Attempt, Outcome
-from .tensors import row_bars
-from .text import t
+from ui import lab
+from ui.charts import bars_html
+from ui.lab import Attempt, Outcome
+from ui.tensors import row_bars
+from ui.text import t
 
 
 def try_html(lang: str, attempt: Attempt, best: dict) -> str:

@@ -4,14 +4,13 @@ import time
 
 from dragon import api, game
 from dragon.levels import Level
-
-from . import play, quiz, rooms, views
-from .draw import esc
-from .lab import HIDDEN
-from .session import START_GATES
-from .teacher_view import teacher_props
-from .text import t
-from .top import top_props
+from ui import play, quiz, rooms, views
+from ui.draw import esc
+from ui.lab import HIDDEN
+from ui.session import START_GATES
+from ui.teacher_view import teacher_props
+from ui.text import t
+from ui.top import top_props
 
 SANDBOX_HIDDEN = {"body": "", "label": ""}  # the sandbox's component, when a level is on screen
 

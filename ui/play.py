@@ -13,10 +13,9 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.levels import LANGS, Level, all_levels
 from dragon.scoring import Scorer, ascent_path, stars
-
-from . import views
-from .draw import coach_html, dragon_svg, esc, gauge_html, shown_score, star_text, why_html
-from .session import (
+from ui import views
+from ui.draw import coach_html, dragon_svg, esc, gauge_html, shown_score, star_text, why_html
+from ui.session import (
     MAX_SANDBOX_CHARS,
     SANDBOX,
     SANDBOX_LANGS,
@@ -29,8 +28,8 @@ from .session import (
     level_of,
     session_of,
 )
-from .text import head_label, head_name, t
-from .top import progress_props
+from ui.text import head_label, head_name, t
+from ui.top import progress_props
 
 DEMO_DELAY_S = 0.12  # pause between the goddess's steps
 

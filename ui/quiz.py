@@ -10,12 +10,11 @@ from dragon.chapter1 import compare_stars, finding_heads, match_stars
 from dragon.config import HEADS
 from dragon.levels import Level, all_levels, get_level
 from dragon.scoring import stars
-
-from . import views
-from .draw import esc, notice_html, star_text, why_html
-from .session import EventData, Saved, State, level_after, session_of
-from .text import head_label, head_name, t
-from .top import progress_props
+from ui import views
+from ui.draw import esc, notice_html, star_text, why_html
+from ui.session import EventData, Saved, State, level_after, session_of
+from ui.text import head_label, head_name, t
+from ui.top import progress_props
 
 MAX_FINDINGS = 4
 

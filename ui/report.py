@@ -4,10 +4,9 @@ import datetime
 
 from dragon.config import HEADS
 from dragon.level_types import Level
-
-from .draw import esc, shown_score, star_text
-from .exports import COLON, header_html, in_lang, level_heading, level_target, page_shell
-from .text import HEAD_COLORS, head_label, t
+from ui.draw import esc, shown_score, star_text
+from ui.exports import COLON, header_html, in_lang, level_heading, level_target, page_shell
+from ui.text import HEAD_COLORS, head_label, t
 
 
 def when_text(when: datetime.datetime) -> str:

@@ -13,11 +13,10 @@ import secrets
 from collections.abc import Callable
 
 from dragon.levels import Level
-
-from . import lab
-from .draw import esc
-from .lab import Attempt, Outcome, Rethink
-from .text import t
+from ui import lab
+from ui.draw import esc
+from ui.lab import Attempt, Outcome, Rethink
+from ui.text import t
 
 EVENT = "rethink"  # the second prediction's button
 

@@ -12,10 +12,9 @@ from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.lessons.race import REFERENCE_RUNS
 from dragon.levels import Level
-
-from . import chapter3, lab, waits
-from .lab import Attempt
-from .text import t
+from ui import chapter3, lab, waits
+from ui.lab import Attempt
+from ui.text import t
 
 # --- 5-1: three differences on another pair ---------------------------------------------------------------------------
 

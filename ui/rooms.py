@@ -10,13 +10,12 @@ from collections.abc import Callable
 from dragon import api, game
 from dragon.levels import Level, all_levels, get_level
 from dragon.runs import LANE, LaneFullError, Run
-
-from . import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box, rethink, rethinks, waits
-from .draw import esc
-from .lab import Action, Attempt, Outcome, Room
-from .session import EventData, Saved, State, carried, session_of
-from .text import t
-from .top import progress_props
+from ui import chapter3, chapter4, chapter5, facts_quiz, fusion_room, lab, own_sentence_box, rethink, rethinks, waits
+from ui.draw import esc
+from ui.lab import Action, Attempt, Outcome, Room
+from ui.session import EventData, Saved, State, carried, session_of
+from ui.text import t
+from ui.top import progress_props
 
 ROOMS: dict[str, Room] = {
     # chapter 3: predict, then the real computation

@@ -7,13 +7,12 @@ from dragon import api, game, teacher_levels
 from dragon.analyser import MAX_TOKENS
 from dragon.config import HEADS
 from dragon.engine import Reading
-
-from . import play, views
-from .draw import esc
-from .heads_grid import detail_box, look_attrs, neighbour_tag, ranking_html
-from .heatmap import row_alt
-from .page import hidden_parts, page
-from .session import (
+from ui import play, views
+from ui.draw import esc
+from ui.heads_grid import detail_box, look_attrs, neighbour_tag, ranking_html
+from ui.heatmap import row_alt
+from ui.page import hidden_parts, page
+from ui.session import (
     MAX_SANDBOX_CHARS,
     SANDBOX,
     SANDBOX_LANGS,
@@ -26,10 +25,10 @@ from .session import (
     clean_gates,
     session_of,
 )
-from .teacher_view import errors_html, reasons, teacher_props
-from .tensors import attention_strip, row_bars, words_key
-from .text import t
-from .top import sandbox_top
+from ui.teacher_view import errors_html, reasons, teacher_props
+from ui.tensors import attention_strip, row_bars, words_key
+from ui.text import t
+from ui.top import sandbox_top
 
 MAX_TITLE = teacher_levels.MAX_TITLE_CHARS
 

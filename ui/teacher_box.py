@@ -6,13 +6,12 @@ import time
 
 from dragon import api, game, teacher_levels
 from dragon.scoring import score, stars
-
-from . import exports, report, worksheet
-from .draw import esc
-from .page import page
-from .session import SANDBOX, EventData, Gates, Saved, State, clean_gates, level_of, session_of
-from .teacher_view import FILES, errors_html, reasons, teacher_props
-from .text import t
+from ui import exports, report, worksheet
+from ui.draw import esc
+from ui.page import page
+from ui.session import SANDBOX, EventData, Gates, Saved, State, clean_gates, level_of, session_of
+from ui.teacher_view import FILES, errors_html, reasons, teacher_props
+from ui.text import t
 
 
 def _file(name: str, kind: str, content: str, mime: str) -> dict:

@@ -6,9 +6,8 @@ import urllib.parse
 from dragon import claims, puzzle, teacher_levels
 from dragon.config import HEADS
 from dragon.levels import Level
-
-from .draw import esc
-from .text import head_name, t
+from ui.draw import esc
+from ui.text import head_name, t
 
 SAMPLE = """title: {zh: 静夜思, en: Quiet Night Thoughts}
 lang: zh

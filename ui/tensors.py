@@ -3,9 +3,9 @@ attention rows as strips of cells or as bars."""
 
 import numpy as np
 
-from .charts import bars_html
-from .draw import esc
-from .heatmap import labelled_grid, png_data_uri
+from ui.charts import bars_html
+from ui.draw import esc
+from ui.heatmap import labelled_grid, png_data_uri
 
 
 def chips(values: list[float], digits: int = 2) -> str:

@@ -3,11 +3,10 @@
 from dragon import api
 from dragon.engine import Reading
 from dragon.levels import Level
-
-from .draw import esc, notice_html, star_text, story_html, tokens_html
-from .session import SANDBOX, pack_of
-from .text import t
-from .views import header_html, level_options
+from ui.draw import esc, notice_html, star_text, story_html, tokens_html
+from ui.session import SANDBOX, pack_of
+from ui.text import t
+from ui.views import header_html, level_options
 
 
 def options_html(level_id: str, progress: dict, lang: str, pack: tuple[Level, ...] = ()) -> str:

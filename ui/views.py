@@ -11,11 +11,10 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.level_types import PANEL
 from dragon.levels import Level, all_levels, get_level, load_levels
-
-from .draw import STAR, esc, profile_html, star_text
-from .heatmap import labelled_grid, labelled_map, legend, natural_width, row_alt, shares_text
-from .session import level_after
-from .text import HEAD_COLORS, NUMERALS, head_label, head_name, t
+from ui.draw import STAR, esc, profile_html, star_text
+from ui.heatmap import labelled_grid, labelled_map, legend, natural_width, row_alt, shares_text
+from ui.session import level_after
+from ui.text import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
 SEP = {"zh": "、", "en": ", "}
 

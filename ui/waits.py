@@ -10,11 +10,10 @@ from collections.abc import Callable
 import pandas as pd
 
 from dragon.runs import LANE, PER_OWNER, LaneFullError, OwnerFullError, Run
-
-from .charts import line_chart
-from .draw import esc
-from .lab import device_label, note, refusal, waiting
-from .text import STRINGS, t
+from ui.charts import line_chart
+from ui.draw import esc
+from ui.lab import device_label, note, refusal, waiting
+from ui.text import STRINGS, t
 
 POLL_MS = 500  # how often the page asks while a run is on the way
 INLINE_S = 0.4  # an action waits this long for its run before it answers with the wait box instead

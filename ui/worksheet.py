@@ -8,9 +8,8 @@ from dragon.config import HEADS
 from dragon.engine import Reading
 from dragon.lessons import positions as positions_lesson
 from dragon.level_types import Level
-
-from .draw import esc
-from .exports import (
+from ui.draw import esc
+from ui.exports import (
     COLON,
     head_maps,
     header_html,
@@ -23,9 +22,9 @@ from .exports import (
     map_svg,
     page_shell,
 )
-from .lab import bucket_choices, bucket_text
-from .text import HEAD_COLORS, head_label, head_name, t
-from .views import SEP, map_caption
+from ui.lab import bucket_choices, bucket_text
+from ui.text import HEAD_COLORS, head_label, head_name, t
+from ui.views import SEP, map_caption
 
 THEN = {"zh": "——", "en": ". "}  # a round's setting, then its question
 PAGE_WIDTH = 680  # A4 less 15 mm margins, in CSS px: the maps' columns are chosen to fit it

@@ -7,11 +7,11 @@ import math
 import unicodedata
 from pathlib import Path
 
-from ..checks import brief, check_lang
-from ..config import HEAD_COLORS, HEAD_NAMES, HEADS
-from ..level_types import LANGS
-from ..levels import load_levels
-from ..markup import esc
+from dragon.checks import brief, check_lang
+from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
+from dragon.level_types import LANGS
+from dragon.levels import load_levels
+from dragon.markup import esc
 
 TITLE = {"zh": "多头注意力徽章", "en": "Multi-Head Attention Badge"}
 SPEAKS = 0.2  # a head counts in a level where its target gate is at least this (in either language)

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import torch
 
-from ..analyze import rounded
-from ..checks import brief
-from ..findings import Finding
-from .bert import Bert, load_bert
-from .wordpiece import SPECIALS, Word, WordPiece, normalise
+from dragon.analyze import rounded
+from dragon.checks import brief
+from dragon.findings import Finding
+from dragon.lessons.bert import Bert, load_bert
+from dragon.lessons.wordpiece import SPECIALS, Word, WordPiece, normalise
 
 Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is happening); gr.Progress fits
 

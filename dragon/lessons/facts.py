@@ -6,8 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from ..checks import brief
-from ..lexicon import ASSETS
+from dragon.checks import brief
+from dragon.lexicon import ASSETS
 
 FACTS_FILE = ASSETS / "lessons" / "facts.yaml"
 MODEL_FIELDS = ("layers", "heads", "kv_heads", "d_model", "d_head", "total_heads", "mha_params", "attention_params")

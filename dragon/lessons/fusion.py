@@ -3,13 +3,13 @@
 import torch
 from torch.nn import functional as F
 
-from ..analyze import rounded
-from ..attention import MultiHeadAttention
-from ..config import HEADS
-from ..engine import Reading
-from ..findings import Finding
-from ..margins import SHARE_MARGIN, accepted_buckets, bucket
-from .slices import head_weights
+from dragon.analyze import rounded
+from dragon.attention import MultiHeadAttention
+from dragon.config import HEADS
+from dragon.engine import Reading
+from dragon.findings import Finding
+from dragon.lessons.slices import head_weights
+from dragon.margins import SHARE_MARGIN, accepted_buckets, bucket
 
 STEPS = ("concat", "w_o", "residual")  # the order the block applies them
 DECIMALS = 4

@@ -9,13 +9,13 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
-from ..analyze import rounded
-from ..checks import whole
-from ..device import best_device
-from ..findings import Finding, Measured
-from ..gpu import on_gpu
-from ..shared import once
-from .heads_experiment import Experiment, Reader, loss_of, sample, threads
+from dragon.analyze import rounded
+from dragon.checks import whole
+from dragon.device import best_device
+from dragon.findings import Finding, Measured
+from dragon.gpu import on_gpu
+from dragon.lessons.heads_experiment import Experiment, Reader, loss_of, sample, threads
+from dragon.shared import once
 
 Progress = Callable[..., object]  # (fraction done in [0, 1], what is running[, a live-curve point {series, x, y}])
 

@@ -4,13 +4,13 @@ import math
 
 import torch
 
-from ..analyze import rounded
-from ..attention import MultiHeadAttention
-from ..config import HEADS
-from ..engine import Reading
-from ..findings import Finding
-from ..margins import SHARE_MARGIN, accepted_best, accepted_buckets
-from .slices import head_weights
+from dragon.analyze import rounded
+from dragon.attention import MultiHeadAttention
+from dragon.config import HEADS
+from dragon.engine import Reading
+from dragon.findings import Finding
+from dragon.lessons.slices import head_weights
+from dragon.margins import SHARE_MARGIN, accepted_best, accepted_buckets
 
 SINK = "⟨sink⟩"  # the key every head may park its attention on (value 0): "nothing to say"
 DECIMALS = 6

@@ -12,11 +12,11 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..attention import MultiHeadAttention
-from ..device import best_device
-from ..findings import Finding
-from ..margins import SHARE_MARGIN, accepted_best, lead
-from .facts import mha_params
+from dragon.attention import MultiHeadAttention
+from dragon.device import best_device
+from dragon.findings import Finding
+from dragon.lessons.facts import mha_params
+from dragon.margins import SHARE_MARGIN, accepted_best, lead
 
 if TYPE_CHECKING:
     import pandas as pd

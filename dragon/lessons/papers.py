@@ -4,7 +4,7 @@ import functools
 
 import yaml
 
-from .facts import FACTS_FILE, FactsError
+from dragon.lessons.facts import FACTS_FILE, FactsError
 
 
 @functools.cache

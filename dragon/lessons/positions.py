@@ -12,11 +12,11 @@ import re
 
 import torch
 
-from ..analyser import CJK, Analysis, Token, analyse
-from ..analyze import rounded
-from ..engine import default_dragon
-from ..features import INDEX, embed
-from ..findings import Finding, Measured
+from dragon.analyser import CJK, Analysis, Token, analyse
+from dragon.analyze import rounded
+from dragon.engine import default_dragon
+from dragon.features import INDEX, embed
+from dragon.findings import Finding, Measured
 
 POSITION_FEATURES = (
     "early", "pron_at_cos", "pron_at_sin", "ante_at_cos", "ante_at_sin",

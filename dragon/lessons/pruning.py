@@ -9,12 +9,12 @@ from collections.abc import Callable, Sequence
 import torch
 from torch.nn import functional as F
 
-from ..analyze import rounded
-from ..checks import brief
-from ..findings import Finding, Measured
-from .growing import SPLIT, GatedReader, Growth, evaluate, offset_profile, shared
-from .heads_experiment import sample
-from .papers import papers
+from dragon.analyze import rounded
+from dragon.checks import brief
+from dragon.findings import Finding, Measured
+from dragon.lessons.growing import SPLIT, GatedReader, Growth, evaluate, offset_profile, shared
+from dragon.lessons.heads_experiment import sample
+from dragon.lessons.papers import papers
 
 KEEP = 0.9  # the goal: at least this share of the full model's accuracy
 MAX_HEADS = 8  # the search tries all 2^h subsets

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from ..attention import MultiHeadAttention
-from ..checks import brief, whole
-from ..config import DragonConfig
-from ..device import best_device
-from ..findings import Finding
+from dragon.attention import MultiHeadAttention
+from dragon.checks import brief, whole
+from dragon.config import DragonConfig
+from dragon.device import best_device
+from dragon.findings import Finding
 
 if TYPE_CHECKING:
     import pandas as pd

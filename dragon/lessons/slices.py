@@ -4,7 +4,7 @@ from typing import NamedTuple
 
 import torch
 
-from ..attention import MultiHeadAttention
+from dragon.attention import MultiHeadAttention
 
 
 class HeadWeights(NamedTuple):

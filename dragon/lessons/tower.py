@@ -9,13 +9,13 @@ from pathlib import Path
 
 import torch
 
-from ..analyze import rounded
-from ..findings import Finding, Measured
-from ..lexicon import ASSETS
-from ..margins import DISTANCE_MARGIN, SHARE_MARGIN, accepted_best, lead
-from . import crystal_ball
-from .papers import papers
-from .wordpiece import is_punctuation
+from dragon.analyze import rounded
+from dragon.findings import Finding, Measured
+from dragon.lessons import crystal_ball
+from dragon.lessons.papers import papers
+from dragon.lessons.wordpiece import is_punctuation
+from dragon.lexicon import ASSETS
+from dragon.margins import DISTANCE_MARGIN, SHARE_MARGIN, accepted_best, lead
 
 SENTENCES_FILE = ASSETS / "lessons" / "tower_sentences.txt"
 # 4-2's second prediction (ui/rethink.py): groups of sentences the page has not read, one file each, asked the same
