@@ -15,28 +15,24 @@ import dragon
 from dragon import api as core_api
 from dragon import game
 from dragon.checks import mended
-from dragon.classroom_store import open_store
-from dragon.levels import LevelError, load_levels
-from dragon.runs import owned_by
-from ui import (
-    admission,
-    class_link,
-    class_routes,
-    handlers,
-    heap,
-    play,
-    quiz,
-    rooms,
-    sandbox,
-    sessions_held,
-    teacher_box,
-)
-from ui.body_limit import BodyLimit
-from ui.first_script import FirstScript
+from dragon.classroom.store import open_store
+from dragon.levels.loader import LevelError, load_levels
+from dragon.runtime.lane import owned_by
+from ui import handlers
 from ui.layout import build
+from ui.live_class import link as class_link
+from ui.live_class import routes as class_routes
+from ui.rooms import match as quiz
+from ui.rooms import registry as rooms
+from ui.rooms import sliders as play
+from ui.server import admission, heap, sessions_held
+from ui.server.body_limit import BodyLimit
+from ui.server.first_script import FirstScript
+from ui.server.unused_routes import RefuseUnused
 from ui.session import session_of
-from ui.text import i18n_tables
-from ui.unused_routes import RefuseUnused
+from ui.strings import i18n_tables
+from ui.teacher import box as teacher_box
+from ui.teacher import sandbox
 
 UI_ASSETS = Path(__file__).resolve().parent / "assets" / "ui"
 BOOT_JS = "(boot, saved) => [JSON.stringify(window.__dragon || {}), saved]"
@@ -48,7 +44,8 @@ PROPS = {"top", "panel", "quiz", "lab", "codes", "sandbox", "teacher"}  # custom
 PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab", "sandbox", "teacher"]  # what opening a level changes
 PAGE_AND_CODES = [*PAGE, "codes"]
 LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
-# the endpoints that race or train wait for the server's lane (dragon/runs.py runs one at a time); at most two such
+# the endpoints that race or train wait for the server's lane (dragon/runtime/lane.py runs one at a time); at most two
+# such
 # calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
 REAL_MODEL = {"concurrency_limit": 2, "concurrency_id": "real-model"}  # the pretrained model: two calls at a time
@@ -65,7 +62,8 @@ def as_update(name: str, value):
 def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: bool = False, move: bool = False):
     """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
     the handler takes its n inputs and then the data the component's script sent with the event; owned, the runs
-    it puts in the lane count against the caller's address (dragon/runs.py PER_OWNER); a `move` (a slider, an answer, a
+    it puts in the lane count against the caller's address (dragon/runtime/lane.py PER_OWNER); a `move` (a slider, an
+    answer, a
     lab's action) counts as one in a live class's record of a framed session."""
 
     def shape(result: dict):
@@ -73,7 +71,7 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: 
         return values[0] if len(values) == 1 else values
 
     # a session a live class's page frames tells the class of each result the server scores, each hint it gives and
-    # each move (ui/class_link.py)
+    # each move (ui/live_class/link.py)
     def listening(state):
         listener = class_link.listener(state)
         if listener is not None and move:
@@ -289,9 +287,10 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, quiz.check, ["quiz", "saved", "top"], event_data=2, move=True)
         c["quiz"].check(fn, state, out, **quiet)
 
-        # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms.py); a race,
-        # a training or a load goes to the server's lane (dragon/runs.py) and the panel draws its own wait
-        # (ui/waits.py), so no event waits in Gradio's queue for it
+        # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms/registry.py);
+        # a race,
+        # a training or a load goes to the server's lane (dragon/runtime/lane.py) and the panel draws its own wait
+        # (ui/widgets/waits.py), so no event waits in Gradio's queue for it
         for name in rooms.EVENTS:
             fn, out = wire(c, rooms.handler(name), LAB, event_data=2, owned=True, move=True)
             getattr(c["lab"], name)(fn, state, out, **quiet, trigger_mode="once")
@@ -328,7 +327,7 @@ NO_EVENT_TABLE = {"GRADIO_ANALYTICS_CACHE_FREQUENCY": str(2**62)}
 def queue(demo: gr.Blocks) -> gr.Blocks:
     """The event queue for a class: eight events at a time, no per-event monitoring table (read when it is made);
     every queued event goes through the queue (no direct POST around it), and a race, a training or a real-model
-    call joins it only within its client's, its address's and the server's limits (ui/admission.py)."""
+    call joins it only within its client's, its address's and the server's limits (ui/server/admission.py)."""
     for name, value in NO_EVENT_TABLE.items():
         os.environ.setdefault(name, value)
     demo.queue(default_concurrency_limit=8, api_open=False)
@@ -338,9 +337,10 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
 
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
     """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
-    no player's input changes start at once in the server's lane, in the background (ui/rooms.py warm_up)."""
+    no player's input changes start at once in the server's lane, in the background (ui/rooms/registry.py warm_up)."""
     sessions_held.lean_sessions()  # a session holds no copy of the page for deep links (≈20 KB, not ≈61)
-    heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed (ui/heap.py)
+    heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed
+    # (ui/server/heap.py)
     pages = sessions_held.Pages()  # the pages open now (their heartbeats), for how long a session's state is held
     store = open_store()  # the live class's database (SQLite under data/, or DATABASE_URL), migrated before serving
     if os.environ.get("SPACE_ID") and not admission.trusted_proxies()[0] and not admission.trusted_proxies()[1]:

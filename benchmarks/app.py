@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import class_load  # noqa: E402
 from dragon import game  # noqa: E402
-from ui import play  # noqa: E402
+from ui.rooms import sliders as play  # noqa: E402
 
 CLASS, CLASS_S = 40, 60  # players, seconds
 RATES = list(range(40, 401, 20))  # saturation: moves per second (one pupil per move a second)

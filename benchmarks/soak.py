@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.app import start_server, wait_warm  # noqa: E402
 from benchmarks.class_load import TIMEOUT_S, AppPage, AppPlayer, Http, output, p95  # noqa: E402
-from ui.heap import TRIM_EVERY_S  # noqa: E402
+from ui.server.heap import TRIM_EVERY_S  # noqa: E402
 
 PLAYERS = int(os.environ.get("SOAK_PLAYERS", "40"))
 SECONDS = float(os.environ.get("SOAK_SECONDS", "180"))
@@ -146,7 +146,7 @@ async def soak(url: str, pid: int) -> dict:
     try:
         for k in range(0, PLAYERS, 10):  # ten pages opening at a time
             await asyncio.gather(*(p.boot() for p in players[k : k + 10]))
-        # the pages stay open, idle, until the server has given its freed pages back once (ui/heap.py trims every
+        # the pages stay open, idle, until the server has given its freed pages back once (ui/server/heap.py trims every
         # TRIM_EVERY_S): the start is what it holds, not what its start-up once took
         await asyncio.sleep(TRIM_EVERY_S + 2.0)
         rss_start = rss_mb(pid)

@@ -7,13 +7,10 @@ from collections.abc import Callable
 
 from dragon import chapter1 as chapter1_lesson
 from dragon import game as game_rules
-from dragon import margins, teacher_levels
+from dragon import margins
 from dragon.checks import brief, check_lang
-from dragon.claims import measure, silent_heads
 from dragon.config import HEADS
-from dragon.device import best_device
 from dragon.engine import Reading, default_dragon
-from dragon.gpu import on_gpu
 from dragon.lessons import badge as badge_lesson
 from dragon.lessons import crystal_ball as crystal_ball_lesson
 from dragon.lessons import facts as facts_table
@@ -26,11 +23,15 @@ from dragon.lessons import positions as positions_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons import tower as tower_lesson
-from dragon.levels import Level, get_level, load_levels
-from dragon.runs import LANE, Run
+from dragon.levels import teacher as teacher_levels
+from dragon.levels.claims import measure, silent_heads
+from dragon.levels.loader import Level, get_level, load_levels
+from dragon.runtime.device import best_device
+from dragon.runtime.gpu import on_gpu
+from dragon.runtime.lane import LANE, Run
+from dragon.runtime.shared import known, once
 from dragon.scoring import as_gates, score, stars
 from dragon.scoring import hint as gradient_hint
-from dragon.shared import known, once
 
 
 def slider_level(level_id: str) -> Level:
@@ -136,7 +137,7 @@ def explain_level(level: Level, lang: str = "zh") -> dict:
     }
 
 
-# Teacher levels: one format, checked as shipped levels are (dragon/teacher_levels.py)
+# Teacher levels: one format, checked as shipped levels are (dragon/levels/teacher.py)
 
 
 def check_level(level) -> dict:
@@ -228,7 +229,7 @@ def _timed_race(lengths: list[int], report: Callable[..., object] | None = None)
 def race(lengths: list[int] | None = None) -> dict:
     """The per-head loop against all heads batched, timed now on the best device at each length (≤ 8 lengths,
     each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal). It runs in the server's
-    lane (dragon/runs.py), so no other race or training shares its clock."""
+    lane (dragon/runtime/lane.py), so no other race or training shares its clock."""
     lengths = race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths)
     return LANE.run_now(f"race/{secrets.token_hex(8)}", lambda report: _timed_race(lengths, report), "race")
 

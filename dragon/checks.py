@@ -2,7 +2,7 @@
 
 import math
 
-from dragon.level_types import LANGS
+from dragon.levels.level import LANGS
 
 ECHO_CHARS = 40  # a refused value is echoed at most this long
 

@@ -5,12 +5,12 @@ from dataclasses import dataclass
 
 import torch
 
-from dragon.analyser import MAX_CHARS, Analysis, analyse
 from dragon.attention import AttentionResult, MultiHeadAttention
 from dragon.config import HEADS, DragonConfig
-from dragon.device import interactive_device
 from dragon.features import embed
 from dragon.heads import build_dragon_attention
+from dragon.runtime.device import interactive_device
+from dragon.text.analyser import MAX_CHARS, Analysis, analyse
 
 # readings kept (up to ≈100 KB each): every level's text in both languages (44), a class's own sandbox texts (40) and
 # a teacher's pack (12 levels, 24 texts) fit; the least recently read is dropped first

@@ -6,8 +6,8 @@ import zlib
 
 import torch
 
-from dragon.analyser import RHYME_GROUPS_MAX, Token
-from dragon.lexicon import CONNECTIVE_ROLES, FIELDS, TONE_KINDS
+from dragon.text.analyser import RHYME_GROUPS_MAX, Token
+from dragon.text.lexicon import CONNECTIVE_ROLES, FIELDS, TONE_KINDS
 
 CLAUSE_STEP = math.pi / 3  # angle between neighbouring clauses in the clause code
 RECENCY_STEP = math.pi / 16  # angle between neighbouring tokens in the pronoun ↔ antecedent position code

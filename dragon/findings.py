@@ -1,7 +1,7 @@
 """Findings as data: each sentence of chapters 3–5 that says what a computation found, with its condition.
 
-Chapter 2's word claims live in dragon/claims.py; this is the same idea for the lab levels. A lesson module lists
-its sentences as `Finding`s: the sentence's key in ui/text.py (both languages say the same), the condition on the
+Chapter 2's word claims live in dragon/levels/claims.py; this is the same idea for the lab levels. A lesson module lists
+its sentences as `Finding`s: the sentence's key in ui/strings.py (both languages say the same), the condition on the
 lesson's measured values under which it is true, and what it asserts in plain words. The page shows a sentence
 only through `shown` / `pick`, so a sentence whose condition does not hold is never on screen; a sentence the
 page always shows is marked `always`, and tests/test_findings.py runs the live computation (5 timed runs, 3
@@ -16,7 +16,7 @@ Measured = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class Finding:
-    key: str  # the sentence in ui/text.py
+    key: str  # the sentence in ui/strings.py
     when: Callable[[Measured], bool]  # true of the measured values ⇔ the sentence is true
     means: str  # what the sentence asserts, for test failures and for readers of the code
     always: bool = False  # shown whatever was measured: then `when` must hold in every run (tested)

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from dragon.lessons.fusion import KEEP_EDGES, REACH_EDGES
-from dragon.levels import load_levels
+from dragon.levels.loader import load_levels
+from dragon.levels.teacher import is_teacher_id
 from dragon.margins import SHARE_MARGIN, bucket
-from dragon.teacher_levels import is_teacher_id
 
 MAX_TEACHER_LEVELS = 100  # results kept per table for teachers' levels (their ids are hashes of the level itself)
 
@@ -105,7 +105,8 @@ def load(saved, level_ids: set[str] | None = None) -> Loaded:
 
 
 class Listener(Protocol):
-    """Who hears of a session's results and hints (a live class's student: the class counts them, ui/class_link.py)."""
+    """Who hears of a session's results and hints (a live class's student: the class counts them,
+    ui/live_class/link.py)."""
 
     def result(self, level_id: str, score: float, stars: int) -> None: ...
 

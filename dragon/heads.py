@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import torch
 
-from dragon.analyser import RHYME_GROUPS_MAX
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS, DragonConfig
 from dragon.features import FEATURES, INDEX
-from dragon.lexicon import FIELDS
+from dragon.text.analyser import RHYME_GROUPS_MAX
+from dragon.text.lexicon import FIELDS
 
 SINK = 1.0  # score of the sink: a relation must beat this to be attended to
 
@@ -57,7 +57,8 @@ RELATIONS: dict[str, tuple[Relation, ...]] = {
     "time": (R("any", "time", 2.0), R("any", "aspect", 1.7)),
     # places and directions (公园, 里, 上)
     "space": (R("any", "place", 2.0), R("any", "direction", 1.7)),
-    # particles and punctuation of tone (吗, 呢, 吧, ！, ？); in verse, the sound of the line ends (dragon/sound.py):
+    # particles and punctuation of tone (吗, 呢, 吧, ！, ？); in verse, the sound of the line ends
+    # (dragon/text/sound.py):
     # a rhyming line end hears the others of its rhyme (光 ↔ 霜 ↔ 乡, glows ↔ shows), and a line end that rhymes
     # with none hears the rhymes of the opposite tone class (月 仄 → 光 霜 乡 平: the tonal pattern 平仄)
     "tone": (

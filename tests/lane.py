@@ -2,8 +2,8 @@
 
 import re
 
-from dragon.runs import LANE
-from ui import rooms
+from dragon.runtime.lane import LANE
+from ui.rooms import registry as rooms
 
 
 def waiting_id(out: dict) -> str | None:

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dragon import HEADS, analyze
-from dragon.analyser import MAX_TOKENS, analyse
-from dragon.lexicon import load_lexicon
+from dragon.text.analyser import MAX_TOKENS, analyse
+from dragon.text.lexicon import load_lexicon
 
 
 def test_result_is_plain_json_with_the_documented_fields() -> None:

@@ -15,7 +15,7 @@ from gradio_client import Client
 
 import app
 from dragon import game
-from dragon.levels import get_level
+from dragon.levels.loader import get_level
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -224,7 +224,7 @@ def test_an_unknown_id_is_echoed_at_most_40_characters_and_logged_in_one_line(ap
 
 
 def test_a_body_over_the_limit_is_refused_unread_and_the_others_keep_playing(app_url, client: Client) -> None:
-    from ui.body_limit import MAX_BODY_BYTES
+    from ui.server.body_limit import MAX_BODY_BYTES
 
     body = json.dumps({"data": ["2-1", [0.5] * (MAX_BODY_BYTES // 4), "en"]})  # 10 MB of gates, in spirit
     assert len(body) > MAX_BODY_BYTES

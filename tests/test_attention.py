@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from dragon.attention import MultiHeadAttention
-from dragon.device import best_device, interactive_device
+from dragon.runtime.device import best_device, interactive_device
 
 D, H = 64, 8
 

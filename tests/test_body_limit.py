@@ -1,4 +1,5 @@
-"""The request body limit (ui/body_limit.py): a body over the limit is refused with 413 and a clear message, by its
+"""The request body limit (ui/server/body_limit.py): a body over the limit is refused with 413 and a clear message, by
+its
 length before it is read or, sent in chunks, as soon as it passes the limit; a body within it reaches the app whole."""
 
 from starlette.applications import Starlette
@@ -8,7 +9,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from ui.body_limit import BodyLimit
+from ui.server.body_limit import BodyLimit
 
 LIMIT = 1000
 

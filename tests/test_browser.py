@@ -12,9 +12,10 @@ import pytest
 from dragon import api, game
 from dragon.chapter1 import finding_heads
 from dragon.config import HEADS
-from dragon.levels import get_level, load_levels
-from ui import handlers, play
-from ui.text import head_label, head_name, t
+from dragon.levels.loader import get_level, load_levels
+from ui import handlers
+from ui.rooms import sliders as play
+from ui.strings import head_label, head_name, t
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")

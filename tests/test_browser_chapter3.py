@@ -10,10 +10,12 @@ import pytest
 from dragon import api, game
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons.heads_experiment import Experiment
-from dragon.levels import get_level
+from dragon.levels.loader import get_level
 from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
-from ui import chapter3, formula, fusion_room
-from ui.text import t
+from ui.rooms import chapter3
+from ui.rooms import formula_drawing as formula
+from ui.rooms import fusion as fusion_room
+from ui.strings import t
 
 pytestmark = pytest.mark.browser
 

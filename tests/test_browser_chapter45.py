@@ -10,7 +10,7 @@ from dragon import api, game
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
-from dragon.levels import get_level
+from dragon.levels.loader import get_level
 from tests.test_browser import browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
 from tests.test_browser_chapter3 import open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
 

@@ -10,18 +10,19 @@ import json
 import pytest
 
 from dragon import api, game
-from dragon.claims import top_words
 from dragon.config import HEADS
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.lessons.heads_experiment import Experiment
-from dragon.levels import get_level, load_levels
+from dragon.levels.claims import top_words
+from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
 from tests.test_browser import SIZES, browser, in_view, open_page, shot, wait_score, win  # noqa: F401  (fixtures)
 from tests.test_browser_chapter3 import MOBILE, open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
-from ui import chapter3, fusion_room
-from ui.text import head_label, t
+from ui.rooms import chapter3
+from ui.rooms import fusion as fusion_room
+from ui.strings import head_label, t
 
 pytestmark = pytest.mark.browser
 SLOW = 60_000

@@ -19,14 +19,14 @@ from pypdf import PdfReader
 
 from dragon import api
 from dragon.config import HEADS
-from dragon.levels import get_level
+from dragon.levels.loader import get_level
 from dragon.scoring import score, stars
 from tests.test_browser import ARTIFACTS, browser, open_page  # noqa: F401  (fixtures)
-from ui.draw import shown_score
-from ui.exports import font_stack, maps_figure_svg
-from ui.report import report_html
-from ui.text import head_name, t
-from ui.worksheet import lab_items, slider_items, worksheet_html
+from ui.strings import head_name, t
+from ui.teacher.exports import font_stack, maps_figure_svg
+from ui.teacher.report import report_html
+from ui.teacher.worksheet import lab_items, slider_items, worksheet_html
+from ui.widgets.draw import shown_score
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from tests.test_browser import browser, open_page  # noqa: F401  (fixtures)
-from ui.text import t
+from ui.strings import t
 
 pytestmark = pytest.mark.browser
 

@@ -17,13 +17,14 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import dragon
-from dragon import api, teacher_levels
+from dragon import api
 from dragon.config import HEADS
 from dragon.lessons.badge import clean_name
+from dragon.levels import teacher as teacher_levels
 from tests.test_browser import SIZES, browser, shot, wait_ready  # noqa: F401  (browser: a fixture)
 from tests.test_browser_teacher import ready_any  # whatever the link opened is drawn
 from tests.test_browser_teacher import set_gates as teacher_set_gates
-from ui.text import t
+from ui.strings import t
 
 pytestmark = pytest.mark.browser
 

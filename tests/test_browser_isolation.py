@@ -14,12 +14,12 @@ from dragon import api, game
 from dragon.config import HEADS
 from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons.heads_experiment import Experiment
-from dragon.levels import get_level, load_levels
+from dragon.levels.loader import get_level, load_levels
 from tests.test_browser import SIZES, browser, shot  # noqa: F401  (browser: a fixture)
 from tests.test_browser_injection import fair_target, set_gates
 from tests.test_browser_teacher import ready_any
-from ui import play
-from ui.text import t
+from ui.rooms import sliders as play
+from ui.strings import t
 
 pytestmark = pytest.mark.browser
 
@@ -110,7 +110,8 @@ def read_sandbox(a: Player) -> None:
 
 
 class HeldClock:
-    """ui/play.py's clock, whose pause after the demo's second step waits until the test lets it go: B is mid-demo
+    """ui/rooms/sliders.py's clock, whose pause after the demo's second step waits until the test lets it go: B is
+    mid-demo
     (the goddess's gauge on screen, her sliders off the player's) for as long as A is being checked."""
 
     def __init__(self) -> None:

@@ -17,10 +17,10 @@ import gradio as gr
 import pytest
 
 from dragon import game
-from dragon.levels import get_level, load_levels
+from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
 from tests.test_browser import browser, in_view, open_page, shot, wait_ready  # noqa: F401  (fixtures)
-from ui.text import t
+from ui.strings import t
 
 pytestmark = pytest.mark.browser
 

@@ -7,13 +7,14 @@ import urllib.parse
 import pytest
 
 import dragon
-from dragon import api, teacher_levels
+from dragon import api
 from dragon.config import HEADS
-from dragon.levels import get_level
+from dragon.levels import teacher as teacher_levels
+from dragon.levels.loader import get_level
 from dragon.scoring import score
 from tests.test_browser import browser, in_view, opening, shot  # noqa: F401  (browser: the fixture)
-from ui.draw import shown_score
-from ui.text import t
+from ui.strings import t
+from ui.widgets.draw import shown_score
 
 pytestmark = pytest.mark.browser
 

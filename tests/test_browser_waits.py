@@ -7,10 +7,11 @@ import time
 
 import pytest
 
-from dragon import api, runs
+from dragon import api
 from dragon.lessons.heads_experiment import Experiment
+from dragon.runtime import lane as runs
 from tests.test_browser import browser, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
-from ui.text import t
+from ui.strings import t
 
 pytestmark = pytest.mark.browser
 

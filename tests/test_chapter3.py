@@ -9,15 +9,18 @@ import numpy as np
 import pytest
 
 from dragon import api, game, margins
-from dragon.device import best_device
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import Experiment, run
-from dragon.levels import LevelError, get_level, load_chapter, load_levels
-from dragon.shared import once
+from dragon.levels.loader import LevelError, get_level, load_chapter, load_levels
+from dragon.runtime.device import best_device
+from dragon.runtime.shared import once
 from tests.lane import answered
-from ui import chapter3, facts_quiz, fusion_room, handlers, lab, rooms
-from ui.text import t
+from ui import handlers
+from ui.rooms import chapter3, facts_quiz, lab
+from ui.rooms import fusion as fusion_room
+from ui.rooms import registry as rooms
+from ui.strings import t
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -520,7 +523,7 @@ def test_small_text_fixes() -> None:
 def test_line_chart_labels_sit_after_a_swatch_of_their_line() -> None:
     import pandas as pd
 
-    from ui.charts import W, line_chart
+    from ui.widgets.charts import W, line_chart
 
     frame = pd.DataFrame({"x": [1, 2, 1, 2], "y": [1.0, 2.0, 2.0, 1.0], "s": ["a", "a", "b", "b"]})
     long_name = "mean of 8 heads"
@@ -534,7 +537,7 @@ def test_line_chart_labels_sit_after_a_swatch_of_their_line() -> None:
 
 def test_tick_labels_print_a_length_as_the_sentences_do() -> None:
     """The race's axis reads T = 1024 as its sentences print it, not "1 024"; a thin space only from five digits."""
-    from ui.charts import tick_label
+    from ui.widgets.charts import tick_label
 
     assert [tick_label(v) for v in (0, 0.05, 0.5, 3, 250, 1024, 4096, 16384)] == [
         "0", "0.05", "0.5", "3", "250", "1024", "4096", "16\u2009384"]  # fmt: skip

@@ -14,11 +14,12 @@ from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import own_sentence as sentence_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
-from dragon.levels import LevelError, get_level, load_chapter, load_levels
-from ui import chapter4, chapter5, lab, own_sentence_box, rooms
-from ui.draw import esc, star_text
-from ui.lab import mark
-from ui.text import head_label, t
+from dragon.levels.loader import LevelError, get_level, load_chapter, load_levels
+from ui.rooms import chapter4, chapter5, lab, own_sentence_box
+from ui.rooms import registry as rooms
+from ui.rooms.lab import mark
+from ui.strings import head_label, t
+from ui.widgets.draw import esc, star_text
 
 ASK = "ask: {word: they, target: students}"
 LEVELS = Path(__file__).resolve().parent.parent / "assets" / "levels"

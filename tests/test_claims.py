@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from dragon import default_dragon
-from dragon.claims import FOUND_SHARE, MUST_SPEAK, check_level, measure, silent_heads
 from dragon.config import HEADS
-from dragon.levels import LANGS, LevelError, load_chapter, load_levels
+from dragon.levels.claims import FOUND_SHARE, MUST_SPEAK, check_level, measure, silent_heads
+from dragon.levels.loader import LANGS, LevelError, load_chapter, load_levels
 from tests.test_levels import GOOD
-from ui.text import HEAD_NAMES
+from ui.strings import HEAD_NAMES
 
 LEVELS = [lv for c in load_levels() for lv in c.levels]
 SLIDERS = [lv for lv in LEVELS if lv.sliders]
@@ -147,9 +147,9 @@ def test_a_word_looking_at_itself_is_no_link() -> None:
     links to 光 (and to the other 明月), so it is no word alone."""
     import dataclasses
 
-    from dragon.claims import problems
-    from dragon.level_types import Claim
-    from dragon.levels import get_level
+    from dragon.levels.claims import problems
+    from dragon.levels.level import Claim
+    from dragon.levels.loader import get_level
 
     level = get_level("2-1")
     r = reading(level, "zh")
@@ -168,9 +168,9 @@ def test_a_word_looking_at_itself_is_no_link() -> None:
 def test_a_level_that_departs_from_the_panel_says_why_with_the_measured_numbers(level, lang) -> None:
     """Its departs text names only heads its claims cover (so what it says of them is checked on the attention),
     and the page prints the panel heads' target weights and measured parts of the output beside it."""
-    from dragon.claims import loudness
-    from dragon.level_types import PANEL
-    from ui.views import panel_html
+    from dragon.levels.claims import loudness
+    from dragon.levels.level import PANEL
+    from ui.rooms.slider_views import panel_html
 
     claimed = {c.head for c in level.claims_for(lang)}
     departs = level.departs[lang].lower()

@@ -1,4 +1,5 @@
-"""A live class's exam rounds and its board (dragon/variants.py, dragon/classroom.py, ui/class_link.py): a variant
+"""A live class's exam rounds and its board (dragon/levels/variants.py, dragon/classroom/room.py,
+ui/live_class/link.py): a variant
 the public game cannot answer, no target on the projector while a round is open, a framed game whose exam switch,
 seed, hints and caps are the server's."""
 
@@ -9,18 +10,20 @@ from starlette.testclient import TestClient
 
 from dragon import api as core_api
 from dragon import game
-from dragon.claims import silent_heads
-from dragon.classroom import puzzle, round_puzzle, scored
-from dragon.classroom_store import Round
+from dragon.classroom.room import puzzle, round_puzzle, scored
+from dragon.classroom.store import Round
 from dragon.config import HEAD_NAMES, HEADS
 from dragon.engine import default_dragon
-from dragon.levels import all_levels, get_level, load_levels
-from dragon.puzzle import MAX_ALL_EQUAL, MAX_RANDOM_MEDIAN, MIN_NEAR_MEDIAN, check
+from dragon.levels.claims import silent_heads
+from dragon.levels.loader import all_levels, get_level, load_levels
+from dragon.levels.puzzle import MAX_ALL_EQUAL, MAX_RANDOM_MEDIAN, MIN_NEAR_MEDIAN, check
+from dragon.levels.variants import MAX_PUBLIC, exam_variant
 from dragon.scoring import score
-from dragon.variants import MAX_PUBLIC, exam_variant
 from tests.test_classroom import client, join, levels, opened, post, store, student, teacher  # noqa: F401
 from tests.test_classroom_store import BACKENDS, url  # noqa: F401
-from ui import class_link, handlers, lab
+from ui import handlers
+from ui.live_class import link as class_link
+from ui.rooms import lab
 
 assert BACKENDS and levels and store and client
 
@@ -188,8 +191,8 @@ def test_a_round_puzzle_is_the_rounds_own() -> None:
 def test_a_variants_batch_scores_are_the_games_scores() -> None:
     import torch
 
+    from dragon.levels.variants import batch_scores
     from dragon.scoring import Scorer
-    from dragon.variants import batch_scores
 
     level = get_level("2-4")
     reading = default_dragon().read(level.text["en"], "en")
@@ -213,7 +216,7 @@ def test_a_student_who_left_is_not_counted_as_not_yet_playing(client: TestClient
 def test_an_exam_prunes_the_model_of_the_rounds_seed(monkeypatch) -> None:
     """4-4's answer comes from 4-3's seeded training: with a class exam's fixed seed, that seed's model is pruned."""
     from dragon import api
-    from ui import chapter4
+    from ui.rooms import chapter4
 
     asked: list[int] = []
     best = {"heads": 8, "most_off": 3, "full_accuracy": 0.9, "goal": 0.9}
@@ -227,7 +230,7 @@ def test_an_exam_prunes_the_model_of_the_rounds_seed(monkeypatch) -> None:
 
 @pytest.mark.parametrize("level_id", ["3-1", "3-4", "4-1", "4-3", "4-4"])
 def test_an_exam_round_of_a_lab_draws_a_fresh_seed(level_id: str) -> None:
-    from dragon.classroom import draw_variant
+    from dragon.classroom.room import draw_variant
     from dragon.lessons.growing import PUBLIC_SEEDS, SEEDS
 
     level = get_level(level_id)
@@ -240,7 +243,8 @@ def test_a_first_perfect_lab_attempt_counts_three_stars_and_a_replay_after_the_a
     """3-1 shows its answers on the first check (a cap on *another* try): the class counts the attempt that showed
     them as the game does (★★★ for all right), and any later attempt — a new session, cleared storage — at most ★."""
     from dragon.lessons.head_math import answers
-    from ui import chapter3, rooms
+    from ui.rooms import chapter3
+    from ui.rooms import registry as rooms
 
     made = opened(client)
     ana, ben = join(client, made, "Ana"), join(client, made, "Ben")

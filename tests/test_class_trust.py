@@ -11,13 +11,13 @@ import logging
 import pytest
 from starlette.testclient import TestClient
 
-from dragon import classroom_store as cs
-from dragon.classroom import Classroom
-from dragon.classroom_store import RateLimit, open_store
-from dragon.levels import get_level, load_levels
+from dragon.classroom import store as cs
+from dragon.classroom.room import Classroom
+from dragon.classroom.store import RateLimit, open_store
+from dragon.levels.loader import get_level, load_levels
 from tests.test_classroom import not_here, opened, post, student, teacher
 from tests.test_classroom_store import BACKENDS, Clock, refused, url  # noqa: F401  (the same databases)
-from ui.class_routes import ClassRoutes
+from ui.live_class.routes import ClassRoutes
 
 assert BACKENDS
 

@@ -1,4 +1,5 @@
-"""The live class's rules and routes (dragon/classroom.py, ui/class_routes.py) on the real store and the real engine:
+"""The live class's rules and routes (dragon/classroom/room.py, ui/live_class/routes.py) on the real store and the real
+engine:
 dealing heads, the class dragon's score from the fused output, who may see and do what, bad input, the CSV."""
 
 import csv
@@ -10,11 +11,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from dragon import api as core_api
-from dragon.classroom import Classroom, deal, puzzle, safe_cell, strongest_links, word_like
-from dragon.classroom_store import RateLimit, open_store
-from dragon.levels import get_level, load_levels
+from dragon.classroom.room import Classroom, deal, puzzle, safe_cell, strongest_links, word_like
+from dragon.classroom.store import RateLimit, open_store
+from dragon.levels.loader import get_level, load_levels
 from tests.test_classroom_store import BACKENDS, url  # noqa: F401  (the same databases: SQLite, and PostgreSQL in CI)
-from ui.class_routes import MAX_API_BODY, ClassRoutes
+from ui.live_class.routes import MAX_API_BODY, ClassRoutes
 
 assert BACKENDS
 
@@ -333,7 +334,7 @@ def test_a_game_result_in_a_framed_session_counts_for_the_class(client: TestClie
     """The game's own server scoring (dragon/game.py record) tells the class, for a session carrying a student's
     token (the class page frames the game with ?classplay=1); any other session tells no one."""
     from dragon import game
-    from ui import class_link
+    from ui.live_class import link as class_link
 
     made = opened(client)
     ana = join(client, made, "Ana")
@@ -372,10 +373,10 @@ def test_a_teacher_level_plays_as_a_class_dragon_from_its_share_code(client: Tes
 
 
 def test_what_a_head_hears_is_the_narrations_claim_measured() -> None:
-    """A student's head card repeats the level's narration only with its measured share (dragon/claims.py), and
+    """A student's head card repeats the level's narration only with its measured share (dragon/levels/claims.py), and
     says nothing for a head the narration leaves out."""
-    from dragon.claims import measure
     from dragon.config import HEADS
+    from dragon.levels.claims import measure
 
     p = puzzle("2-1", None, "zh")
     claimed = {c["head"]: c for c in measure(p.reading, get_level("2-1").claims_for("zh")) if c["from"] is None}

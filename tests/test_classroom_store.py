@@ -1,4 +1,4 @@
-"""The live class's store (dragon/classroom_store.py) on SQLite, and on PostgreSQL too when DATABASE_URL is set."""
+"""The live class's store (dragon/classroom/store.py) on SQLite, and on PostgreSQL too when DATABASE_URL is set."""
 
 import base64
 import hashlib
@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from dragon import classroom_store as cs
-from dragon.classroom_store import ClassroomError, ClassroomStore, RateLimit
+from dragon.classroom import store as cs
+from dragon.classroom.store import ClassroomError, ClassroomStore, RateLimit
 
 BACKENDS = ["sqlite", *(["postgresql"] if os.environ.get("DATABASE_URL") else [])]
 GATES = [0.5] * 8

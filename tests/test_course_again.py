@@ -8,11 +8,11 @@ import pytest
 
 from dragon import game
 from dragon.config import HEADS
-from dragon.level_types import PANEL
-from dragon.levels import LANGS, all_levels, get_level
-from ui import play
+from dragon.levels.level import PANEL
+from dragon.levels.loader import LANGS, all_levels, get_level
+from ui.rooms import sliders as play
 from ui.session import START_GATES
-from ui.text import head_name
+from ui.strings import head_name
 
 SLIDERS = [lv for lv in all_levels().values() if lv.sliders]
 
@@ -69,8 +69,8 @@ def test_the_panel_line_before_three_stars_names_the_heads_not_how_far(lang: str
 
 def test_the_quiz_table_of_real_models_is_shown_once_every_answer_is_checked() -> None:
     from dragon import api
-    from dragon.levels import get_level
-    from ui import facts_quiz
+    from dragon.levels.loader import get_level
+    from ui.rooms import facts_quiz
 
     level = get_level("3-4")
     facts = api.facts()
@@ -82,7 +82,7 @@ def test_the_quiz_table_of_real_models_is_shown_once_every_answer_is_checked() -
 
 
 def lab_number(n: int) -> str:
-    from ui.lab import thousands
+    from ui.rooms.lab import thousands
 
     return thousands(n)
 
@@ -91,7 +91,7 @@ def lab_number(n: int) -> str:
                                                    (69.999, "69.9", 0), (100.0, "100.0", 3)])
 def test_the_gauge_prints_the_score_the_stars_are_judged_on(score: float, printed: str, stars: int) -> None:
     from dragon.scoring import stars as stars_for
-    from ui.draw import gauge_html
+    from ui.widgets.draw import gauge_html
 
     assert stars_for(score) == stars
     html = gauge_html(score, stars_for(score), score, 3, "en")
@@ -103,7 +103,7 @@ def test_5_1s_word_chips_are_the_words_its_tables_use(lang: str) -> None:
     import re
 
     from dragon import api
-    from dragon.levels import get_level
+    from dragon.levels.loader import get_level
     from ui.top import top_props
 
     level = get_level("5-1")
@@ -126,7 +126,7 @@ def test_every_phrase_a_why_quotes_is_in_the_levels_text(level, lang: str) -> No
 def test_a_repeated_word_is_told_apart_where_words_are_named() -> None:
     import numpy as np
 
-    from ui.views import difference_html, told_apart
+    from ui.rooms.slider_views import difference_html, told_apart
 
     assert told_apart(["你", "？", "好", "？"], "zh") == ["你", "？（第 1 个）", "好", "？（第 2 个）"]
     assert told_apart(["a", "?", "b", "?", "?"], "en") == ["a", "? (1st)", "b", "? (2nd)", "? (3rd)"]
@@ -135,7 +135,7 @@ def test_a_repeated_word_is_told_apart_where_words_are_named() -> None:
 
 
 def test_a_kept_best_is_never_above_the_line_its_stars_were_judged_on() -> None:
-    from ui.draw import gauge_html
+    from ui.widgets.draw import gauge_html
 
     progress = game.record(game.new_progress(), "2-1", 84.996, 1)
     assert progress["best"]["2-1"] == 84.99
@@ -148,9 +148,9 @@ def test_1_2s_answer_map_shows_all_eight_heads_without_self_links(lang: str) -> 
     import torch
 
     from dragon import api, chapter1
-    from dragon.levels import get_level
-    from ui.text import head_label
-    from ui.views import finding_rows
+    from dragon.levels.loader import get_level
+    from ui.rooms.slider_views import finding_rows
+    from ui.strings import head_label
 
     level = get_level("1-2")
     truth = chapter1.finding_heads(level, lang)
@@ -168,9 +168,9 @@ def test_3_3_draws_what_almost_nothing_reaches_grey_and_says_so(lang: str) -> No
     import numpy as np
 
     from dragon import api
-    from dragon.levels import get_level
-    from ui import fusion_room
-    from ui.text import t
+    from dragon.levels.loader import get_level
+    from ui.rooms import fusion as fusion_room
+    from ui.strings import t
 
     level = get_level("3-3")
     f = api.fusion(level.text[lang], lang)
@@ -189,7 +189,7 @@ def test_the_badge_says_why_each_head_glows_and_which_levels_light_none() -> Non
     """Three stars dropped on 3-2 and 4-2 leave every head full: the badge says so, level by level, and names the
     levels that light no head (their stars count in the badge level's own stars)."""
     from dragon.lessons import badge as badge_lesson
-    from ui import chapter5
+    from ui.rooms import chapter5
 
     progress = game.new_progress()
     levels = badge_lesson.head_levels()
@@ -234,7 +234,7 @@ def test_no_lab_page_before_its_check_prints_a_measured_answer(level) -> None:
     """Every lab level as it opens (fresh, after a start over, at ★0–★2 with and without hints, both languages):
     none of the numbers its answers are measured as is on the page before the player has answered."""
     from dragon import api
-    from ui import rooms
+    from ui.rooms import registry as rooms
 
     room = rooms.ROOMS[level.kind]
     if room.needs and not room.needs.ready():
@@ -255,7 +255,7 @@ def test_5_1s_reading_question_is_not_answered_on_its_page(lang: str) -> None:
     """After the predictions, 5-1 asks how large the largest difference is and shows the tables to read it from; no
     sentence on that page names the difference (the findings that do come with the reading's check)."""
     from dragon import api
-    from ui import chapter5
+    from ui.rooms import chapter5
 
     level = get_level("5-1")
     p = api.positions(level.text[lang], lang)

@@ -1,4 +1,5 @@
-"""A class exam's lab rounds (dragon/lab_variants.py, dragon/classroom.py): 3-1 and 4-1 ask questions drawn for the
+"""A class exam's lab rounds (dragon/levels/lab_variants.py, dragon/classroom/room.py): 3-1 and 4-1 ask questions drawn
+for the
 round that the public game does not answer, a seeded lab trains a seed no public page or endpoint takes, and a lab
 whose answers stay the same on fresh numbers cannot be an exam round."""
 
@@ -9,17 +10,19 @@ import pytest
 from starlette.testclient import TestClient
 
 import app
-from dragon import api, game, lab_variants
-from dragon.classroom import draw_variant, examinable
-from dragon.classroom_store import ClassroomError
+from dragon import api, game
+from dragon.classroom.room import draw_variant, examinable
+from dragon.classroom.store import ClassroomError
 from dragon.lessons import growing
 from dragon.lessons import head_math as head_math_lesson
-from dragon.levels import all_levels, get_level
+from dragon.levels import lab_variants
+from dragon.levels.loader import all_levels, get_level
 from dragon.margins import SHARE_MARGIN
 from tests.test_classroom import client, join, levels, opened, store, teacher
 from tests.test_classroom_store import BACKENDS, url  # noqa: F401
-from ui import chapter3, chapter4, lab, waits
+from ui.rooms import chapter3, chapter4, lab
 from ui.session import session_of
+from ui.widgets import waits
 
 assert BACKENDS and levels and store and client
 
@@ -139,7 +142,7 @@ def test_every_refusal_a_class_raises_has_words_in_both_languages() -> None:
 def test_each_member_of_an_exam_of_3_1_is_asked_their_own_rounds(client: TestClient, store) -> None:
     """No one's checked answers answer another's: 3-1's and 4-1's questions come from the member's own seed (the
     same on every reload), a seeded training's from the round's (the class shares one training)."""
-    from dragon.classroom import Classroom, member_seed
+    from dragon.classroom.room import Classroom, member_seed
 
     made = opened(client)
     members = [join(client, made, name) for name in ("Ana", "Ben", "Cleo", "Dan")]

@@ -13,19 +13,19 @@ import pytest
 from PIL import Image
 
 from dragon import api
-from dragon import levels as level_registry
-from dragon.claims import measure, silent_heads
 from dragon.config import HEADS
-from dragon.levels import get_level, load_levels
+from dragon.levels import loader as level_registry
+from dragon.levels.claims import measure, silent_heads
+from dragon.levels.loader import get_level, load_levels
 from dragon.scoring import score, stars
-from ui import views
-from ui.draw import esc, shown_score
-from ui.exports import FONT_STACK, NUMBER_MIN, UPSCALE, cell_number, maps_figure_svg
-from ui.heatmap import VIRIDIS
-from ui.report import report_html, report_text
-from ui.text import head_label, head_name, t
-from ui.views import map_caption
-from ui.worksheet import lab_items, slider_items, worksheet_html
+from ui.rooms import slider_views as views
+from ui.rooms.slider_views import map_caption
+from ui.strings import head_label, head_name, t
+from ui.teacher.exports import FONT_STACK, NUMBER_MIN, UPSCALE, cell_number, maps_figure_svg
+from ui.teacher.report import report_html, report_text
+from ui.teacher.worksheet import lab_items, slider_items, worksheet_html
+from ui.widgets.draw import esc, shown_score
+from ui.widgets.heatmap import VIRIDIS
 
 SVG = "{http://www.w3.org/2000/svg}"
 NASTY = "<script>alert(1)</script> ${x} `y` {{z}} 床前"

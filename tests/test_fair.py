@@ -12,7 +12,7 @@ from dragon import api, game, margins
 from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons.heads_experiment import Experiment
-from dragon.levels import LANGS, all_levels, get_level
+from dragon.levels.loader import LANGS, all_levels, get_level
 
 LEVELS = [lv for lv in all_levels().values() if not lv.sliders]
 # what decides each kind of measured answer (DESIGN.md: a share by 5 points, a distance by 0.1 word, a timing by
@@ -72,7 +72,7 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
     """The worst prediction (every answer wrong, the ranking reversed, a guess ×1000), then each possible reading:
     exactly the readings explain() accepts pass the level (★ at least), every other loses it."""
     from tests.lane import answered  # the rooms score the answers explain() lists
-    from ui import rooms
+    from ui.rooms import registry as rooms
 
     level = get_level(level_id)
     read = next(q for q in api.explain(level_id, "en")["questions"] if q["id"] in ("read", "work"))
@@ -96,7 +96,7 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
 def test_formula_rounds_can_be_computed_from_the_numbers_shown_before_the_check(lang: str) -> None:
     """3-1 is no pure guess: before the check the page sends the head's q and K (2 decimals each) and names √d_head;
     softmax(K·q / √d_head) worked out from those rounded numbers gives an accepted winner and share bucket."""
-    from ui import rooms
+    from ui.rooms import registry as rooms
 
     level = get_level("3-1")
     for i in range(len(level.rounds[lang])):

@@ -17,16 +17,17 @@ import pytest
 import torch
 
 from dragon import api, findings, game, margins
-from dragon.device import best_device
 from dragon.engine import default_dragon
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons import race as race_lesson
-from dragon.levels import LANGS, get_level
-from dragon.shared import once
-from ui import chapter3, fusion_room
-from ui.text import STRINGS, t
+from dragon.levels.loader import LANGS, get_level
+from dragon.runtime.device import best_device
+from dragon.runtime.shared import once
+from ui.rooms import chapter3
+from ui.rooms import fusion as fusion_room
+from ui.strings import STRINGS, t
 
 ROOT = Path(__file__).resolve().parent.parent
 SHORT = heads_lesson.Experiment(steps=150, curve_points=15)  # the tests' run of 3-4 (see the module's docstring)
@@ -205,7 +206,7 @@ NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, 
     "h_setup", "h_params_title", "h_heads", "h_dhead", "h_params", "h_formula", "h_rank_q", "h_place", "h_go", "h_bad",
     "h_result", "h_chart", "h_x", "h_y", "h_acc_title", "h_your_rank", "h_read_q", "h_read_label",
     "h_read_result",
-    # the second predictions (ui/rethinks.py): their questions and the lines that print what they measured
+    # the second predictions (ui/rooms/rethinks.py): their questions and the lines that print what they measured
     "r_rt_setup", "r_rt_result", "u_rt_setup", "u_rt_off", "u_rt_on", "u_rt_mark", "h_rt_setup",
 }  # fmt: skip
 CHAPTER3 = re.compile(r"^(f|r|u|h)_|^same_map$")
@@ -221,7 +222,7 @@ def test_every_chapter_three_sentence_is_a_finding_or_says_no_measured_fact() ->
     assert not NOT_FINDINGS & set(found), "a sentence cannot be both"
     unclassified = keys - NOT_FINDINGS - set(found)
     assert unclassified == set(), "say whether these chapter-3 sentences state a measured fact"
-    assert NOT_FINDINGS <= keys, "listed but gone from ui/text.py"
+    assert NOT_FINDINGS <= keys, "listed but gone from ui/strings.py"
 
 
 def test_findings_name_real_sentences_and_levels() -> None:
@@ -233,7 +234,7 @@ def test_findings_name_real_sentences_and_levels() -> None:
             if f.key.startswith("why:"):
                 assert f.key.split(":")[1] == level_id and f.always and level.why["en"], f.key
             else:
-                assert f.key in STRINGS, f"{f.key} is not a sentence of ui/text.py"
+                assert f.key in STRINGS, f"{f.key} is not a sentence of ui/strings.py"
             assert f.always != bool(f.group), f"{f.key}: a finding is shown always, or is one of a group"
         groups = {f.group for f in lesson.FINDINGS if f.group}
         assert all(sum(f.group == g for f in lesson.FINDINGS) >= 2 for g in groups), "a group offers alternatives"

@@ -7,7 +7,8 @@ own arithmetic, not by the Finding's condition, and a coverage test keeps every 
 in some FINDINGS tuple.
 
 Training: the app trains 600 steps with seed 0 (api.GROW_STEPS), shared once per server and with the other tests of
-the session (dragon/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for those seeds, not a
+the session (dragon/runtime/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for those seeds, not
+a
 shorter one, because the sentences are about the trained state (which heads split or switched, what pruning costs);
 each takes about 6 s on one CPU thread, and their pruning about 4 s."""
 
@@ -24,10 +25,10 @@ from dragon.analyze import analyze
 from dragon.engine import default_dragon
 from dragon.features import embed
 from dragon.lessons import crystal_ball, growing, own_sentence, positions, pruning, tower
-from dragon.levels import get_level, load_levels
+from dragon.levels.loader import get_level, load_levels
 from tests.test_own_sentence import KNOWN
-from ui import chapter4, chapter5, findings_text, own_sentence_box
-from ui.text import STRINGS, t
+from ui.rooms import chapter4, chapter5, findings_text, own_sentence_box
+from ui.strings import STRINGS, t
 
 SEEDS = (0, 1, 2)
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,5 @@
-"""The script put first in the page's <head> (ui/first_script.py): in every HTML page, before anything else there,
+"""The script put first in the page's <head> (ui/server/first_script.py): in every HTML page, before anything else
+there,
 with the page's length told again; other answers and other methods untouched."""
 
 from starlette.applications import Starlette
@@ -7,7 +8,7 @@ from starlette.responses import HTMLResponse, JSONResponse, StreamingResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from ui.first_script import FirstScript
+from ui.server.first_script import FirstScript
 
 PAGE = "<!doctype html><html><head><script type=module src=gradio.js></script></head><body>x</body></html>"
 

@@ -10,9 +10,9 @@ import time
 import httpx
 import pytest
 
-from dragon.runs import LANE
-from ui import admission
-from ui.admission import PER_ADDRESS, PER_CLIENT, address_of, refusal, waiting_calls
+from dragon.runtime.lane import LANE
+from ui.server import admission
+from ui.server.admission import PER_ADDRESS, PER_CLIENT, address_of, refusal, waiting_calls
 
 RACE = {"data": [[16]]}  # one short race: the lane holds it, so what waits is what the test says
 
@@ -140,11 +140,11 @@ def test_a_flood_is_capped_and_everyone_else_keeps_playing(app_server, monkeypat
 
 def test_a_pages_lab_event_puts_its_runs_under_the_callers_address() -> None:
     """The lab's buttons (a race, a training) go to the lane from the page's events, not the queue's endpoints:
-    there the caller's address is the owner the lane counts (dragon/runs.py PER_OWNER)."""
+    there the caller's address is the owner the lane counts (dragon/runtime/lane.py PER_OWNER)."""
     import gradio as gr
 
     import app
-    from dragon import runs
+    from dragon.runtime import lane as runs
 
     seen: list[str] = []
     fn, _ = app.wire({"lab": None}, lambda s, saved, data: seen.append(runs.OWNER.get()) or {}, ["lab"],

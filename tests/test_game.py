@@ -6,7 +6,7 @@ import json
 import pytest
 
 from dragon import api, game
-from dragon.levels import load_levels
+from dragon.levels.loader import load_levels
 
 
 def test_record_keeps_the_best() -> None:

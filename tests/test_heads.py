@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from dragon import HEADS, analyze
-from dragon.analyser import CJK_RUN, is_verse_line
+from dragon.text.analyser import CJK_RUN, is_verse_line
 
 DATA = Path(__file__).parent / "data"
 LEVELS = Path(__file__).parent.parent / "assets" / "levels"

@@ -1,4 +1,5 @@
-"""4-1's grid of the real model's heads (ui/heads_grid.py) and the shaded words' type colour (ui/views.ink), without a
+"""4-1's grid of the real model's heads (ui/widgets/heads_grid.py) and the shaded words' type colour (ui/views.ink),
+without a
 browser: every head a button with its real weight and top words, the pick and the strongest marked in words, and type
 that keeps 4.5 : 1 on every shade."""
 
@@ -7,10 +8,10 @@ import re
 import pytest
 
 from dragon import api
-from dragon.levels import get_level
-from ui import views
-from ui.heads_grid import heads_grid
-from ui.text import t
+from dragon.levels.loader import get_level
+from ui.rooms import slider_views as views
+from ui.strings import t
+from ui.widgets.heads_grid import heads_grid
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,13 @@
 """The real model's 72 heads as an instrument (sandbox and 4-1 after the pick): every head's row carried with its
 numbers for the detail box, heads ranked by the weight between a word and a target word, previous- and next-word
-heads labelled so (ui/heads_grid.py), all from the real attention."""
+heads labelled so (ui/widgets/heads_grid.py), all from the real attention."""
 
 import html
 import re
 
 from dragon import api
-from ui import heads_grid
-from ui.text import t
+from ui.strings import t
+from ui.widgets import heads_grid
 
 TEXT = "The scientist said that she would publish the results soon."
 
@@ -44,7 +44,7 @@ def test_heads_are_ranked_by_the_weight_from_the_word_to_the_target() -> None:
 
 def test_the_sandbox_view_asks_for_a_target_and_reads_any_head() -> None:
     from dragon.engine import default_dragon
-    from ui import sandbox
+    from ui.teacher import sandbox
 
     reading = default_dragon().read(TEXT, "en")
     out = sandbox.crystal_html("en", reading, TEXT, "she", "scientist")

@@ -1,10 +1,10 @@
-"""ui/heap.py: freed memory goes back to the system, so the server's resident size follows what it holds."""
+"""ui/server/heap.py: freed memory goes back to the system, so the server's resident size follows what it holds."""
 
 import sys
 
 import pytest
 
-from ui import heap
+from ui.server import heap
 
 
 def rss_mb() -> float:

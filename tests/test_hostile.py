@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import app
-from dragon.analyser import MAX_TOKENS
+from dragon.text.analyser import MAX_TOKENS
 
 HOSTILE = [
     "ab\ud83dcd",  # half an emoji

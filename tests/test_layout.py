@@ -93,8 +93,8 @@ def test_the_checker_sees_a_circle_and_a_private_import(tmp_path: Path) -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
     src = tmp_path / "x.py"
-    src.write_text("def f():\n    from ui.lab import _secret\n", encoding="utf-8")
-    assert imports_of("ui.x", src) == [("ui.lab", "_secret", 2)]
+    src.write_text("def f():\n    from ui.rooms.lab import _secret\n", encoding="utf-8")
+    assert imports_of("ui.x", src) == [("ui.rooms.lab", "_secret", 2)]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

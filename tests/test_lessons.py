@@ -15,12 +15,12 @@ from dragon.analyze import analyze
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS
 from dragon.engine import default_dragon
-from dragon.gpu import on_gpu
 from dragon.lessons import facts as facts_table
 from dragon.lessons.fusion import block_output
 from dragon.lessons.head_math import head_math
 from dragon.lessons.heads_experiment import Experiment, curves_frame, run
 from dragon.lessons.race import flops, race_frame
+from dragon.runtime.gpu import on_gpu
 
 ROOT = Path(__file__).resolve().parent.parent
 ZH = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"

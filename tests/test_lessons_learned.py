@@ -12,8 +12,8 @@ from dragon import api
 from dragon.config import HEADS
 from dragon.game import new_progress
 from dragon.lessons import badge, crystal_ball, growing, pruning
-from dragon.lessons.bert import read_safetensors
-from dragon.lessons.wordpiece import WordPiece
+from dragon.lessons.minilm.bert import read_safetensors
+from dragon.lessons.minilm.wordpiece import WordPiece
 
 EN = "The teacher told the students that they should study hard."
 # sentence-transformers 6.2.0 on the same package (HF_HUB_OFFLINE=1): model.encode([EN])[0][:8], normalised

@@ -6,10 +6,10 @@ import pytest
 
 from dragon import default_dragon
 from dragon.chapter1 import compare_heads, finding_heads, token_index
-from dragon.claims import silent_heads
-from dragon.level_types import PANEL
-from dragon.levels import LANGS, SLIDER_KINDS, LevelError, get_level, load_chapter, load_levels
-from dragon.puzzle import check
+from dragon.levels.claims import silent_heads
+from dragon.levels.level import PANEL
+from dragon.levels.loader import LANGS, SLIDER_KINDS, LevelError, get_level, load_chapter, load_levels
+from dragon.levels.puzzle import check
 
 LEVELS = [lv for c in load_levels() for lv in c.levels]
 SLIDERS = [lv for lv in LEVELS if lv.sliders]

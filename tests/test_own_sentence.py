@@ -7,9 +7,10 @@ import pytest
 
 from dragon import api
 from dragon.lessons import own_sentence as lesson
-from dragon.levels import get_level
-from ui import own_sentence_box, rooms
-from ui.text import t
+from dragon.levels.loader import get_level
+from ui.rooms import own_sentence_box
+from ui.rooms import registry as rooms
+from ui.strings import t
 
 # (sentence, pronoun, the word it means; None where it means no word of the sentence)
 KNOWN = [

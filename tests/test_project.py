@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dragon.lexicon import SCHEMAS, LexiconError, load_lexicon, read_table
+from dragon.text.lexicon import SCHEMAS, LexiconError, load_lexicon, read_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -1,5 +1,5 @@
 """Changing your mind pays: a predict-then-read level passed below ★★★ asks one more prediction on a measurement its
-page has not shown; right by the level's margin, the level rises to ★★★ (ui/rethink.py). Each level's pool of new
+page has not shown; right by the level's margin, the level rises to ★★★ (ui/rooms/rethink.py). Each level's pool of new
 questions is decided by a clear margin, a start over draws a new one, and a class exam asks none."""
 
 import re
@@ -12,10 +12,11 @@ from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons import tower as tower_lesson
-from dragon.levels import get_level
+from dragon.levels.loader import get_level
 from tests.lane import answered
-from ui import rethinks, rooms
-from ui.text import t
+from ui.rooms import registry as rooms
+from ui.rooms import rethinks
+from ui.strings import t
 
 
 def fresh() -> str:

@@ -1,4 +1,5 @@
-"""The registry of rooms (ui/rooms.py) and the lab toolkit (ui/lab.py): every lab level kind has one room, every
+"""The registry of rooms (ui/rooms/registry.py) and the lab toolkit (ui/rooms/lab.py): every lab level kind has one
+room, every
 button on a panel is an action of its room, a new kind is one entry, and only the toolkit writes the blocks."""
 
 import dataclasses
@@ -8,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from dragon import game
-from dragon.level_types import LAB_KINDS
-from dragon.levels import all_levels, get_level
-from ui import lab, rooms
-from ui.lab import Action, Room
+from dragon.levels.level import LAB_KINDS
+from dragon.levels.loader import all_levels, get_level
+from ui.rooms import lab
+from ui.rooms import registry as rooms
+from ui.rooms.lab import Action, Room
 
 ROOT = Path(__file__).resolve().parent.parent
-# the blocks every lab level is made of: only ui/lab.py writes their HTML
+# the blocks every lab level is made of: only ui/rooms/lab.py writes their HTML
 BLOCKS = (
     "answer-row", "result-box", "result-head", "lab-end", "cap-note", 'class="question', 'class="rule', "lab-buttons",
     "<select", 'role="status"', 'class="asks', 'class="note', 'class="sub"', "<h3", "data-answer",
@@ -77,7 +79,7 @@ def test_a_new_kind_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_only_the_toolkit_writes_the_blocks() -> None:
-    """The question / check / result / retry blocks come from ui/lab.py; the rooms' modules only call it."""
+    """The question / check / result / retry blocks come from ui/rooms/lab.py; the rooms' modules only call it."""
     users = [p for p in sorted((ROOT / "ui").glob("*.py")) if p.stem not in ("lab", "rooms")
              and re.search(r"^from (\.|ui\.)lab import|^from \. import .*\blab\b", p.read_text(encoding="utf-8"), re.M)]
     assert {p.stem for p in users} >= {"chapter3", "chapter4", "chapter5", "facts_quiz", "own_sentence_box"}

@@ -1,4 +1,5 @@
-"""The server's lane (dragon/runs.py) and the waits it gives the page (ui/waits.py): one run at a time, races first,
+"""The server's lane (dragon/runtime/lane.py) and the waits it gives the page (ui/widgets/waits.py): one run at a time,
+races first,
 a known result shared at once, the same numbers as a fresh run with that seed, a new seed trained afresh, and a
 waiting player told what runs, how far it is and their place in the queue, in the language on screen."""
 
@@ -9,15 +10,17 @@ import time
 
 import pytest
 
-from dragon import api, game, runs
+from dragon import api, game
 from dragon.lessons import growing
 from dragon.lessons.heads_experiment import Experiment, run
-from dragon.levels import all_levels, get_level
-from dragon.runs import Lane, LaneFullError
+from dragon.levels.loader import all_levels, get_level
+from dragon.runtime import lane as runs
+from dragon.runtime.lane import Lane, LaneFullError
 from tests.lane import answered
-from ui import rooms, waits
-from ui.draw import esc
-from ui.text import t
+from ui.rooms import registry as rooms
+from ui.strings import t
+from ui.widgets import waits
+from ui.widgets.draw import esc
 
 SHORT = Experiment(steps=60, curve_points=6, eval_size=64, heads=(1, 2, 4))  # a few seconds on a CPU
 GROW_SHORT = 40
@@ -298,7 +301,7 @@ def test_the_page_polls_and_asks_again_when_done() -> None:
 
 
 def test_shared_results_are_bounded_the_least_recently_asked_dropped_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dragon import shared
+    from dragon.runtime import shared
 
     monkeypatch.setattr(shared, "MAX_RESULTS", 2)
     calls = []

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from dragon import HEADS, default_dragon
-from dragon.levels import load_levels
+from dragon.levels.loader import load_levels
 from dragon.scoring import PERFECT, Scorer, as_gates, ascent_path, gradient, hint, score, similarity, stars
 
 TEXT = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"

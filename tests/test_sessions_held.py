@@ -8,8 +8,8 @@ from collections import OrderedDict
 
 import httpx
 
-from ui import sessions_held
-from ui.sessions_held import CALL_GRACE_S, PAGE_GRACE_S, Pages, drop_stale, stale
+from ui.server import sessions_held
+from ui.server.sessions_held import CALL_GRACE_S, PAGE_GRACE_S, Pages, drop_stale, stale
 
 
 class Held:

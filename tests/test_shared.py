@@ -2,7 +2,7 @@
 
 import pytest
 
-from dragon import shared
+from dragon.runtime import shared
 
 
 @pytest.fixture

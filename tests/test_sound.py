@@ -4,8 +4,8 @@ reply to the turn it answers."""
 import pytest
 
 from dragon import HEADS, analyze
-from dragon.analyser import analyse
-from dragon.sound import cmu_path, en_rhyme, rhymes, zh_syllable
+from dragon.text.analyser import analyse
+from dragon.text.sound import cmu_path, en_rhyme, rhymes, zh_syllable
 
 JING_YE_SI = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
 

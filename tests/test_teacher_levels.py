@@ -6,9 +6,10 @@ import zlib
 
 import pytest
 
-from dragon import api, game, teacher_levels
+from dragon import api, game
 from dragon.config import HEADS
 from dragon.engine import default_dragon
+from dragon.levels import teacher as teacher_levels
 from dragon.scoring import score
 
 POEM = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"

@@ -3,13 +3,17 @@ sandbox's refusals are said in the page's language with the measured figures, a 
 
 import json
 
-from dragon import api, teacher_levels
-from dragon.claims import top_words
+from dragon import api
 from dragon.config import HEADS
-from ui import handlers, play, sandbox, teacher_box
+from dragon.levels import teacher as teacher_levels
+from dragon.levels.claims import top_words
+from ui import handlers
+from ui.rooms import sliders as play
 from ui.session import level_of
-from ui.teacher_view import reasons
-from ui.text import head_name
+from ui.strings import head_name
+from ui.teacher import box as teacher_box
+from ui.teacher import sandbox
+from ui.teacher.view import reasons
 
 SENTENCE = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
 POEM = {"title": {"zh": "床前明月", "en": "Moon by My Bed"}, "lang": "zh",

@@ -8,13 +8,16 @@ import pytest
 
 from dragon import api, game
 from dragon.config import HEADS
-from dragon.level_types import PANEL
-from dragon.levels import get_level
+from dragon.levels.level import PANEL
+from dragon.levels.loader import get_level
 from dragon.scoring import score
-from ui import handlers, play, quiz, views
-from ui.draw import esc, shown_score, story_html, tokens_html, why_html
+from ui import handlers
+from ui.rooms import match as quiz
+from ui.rooms import slider_views as views
+from ui.rooms import sliders as play
 from ui.session import START_GATES, level_after
-from ui.text import STRINGS, i18n_tables, t
+from ui.strings import STRINGS, i18n_tables, t
+from ui.widgets.draw import esc, shown_score, story_html, tokens_html, why_html
 
 NASTY = "<script>alert(1)</script> ${alert(2)} {{x}} `y` 床前"
 ZH = {"level": "2-1", "lang": "zh"}
@@ -40,7 +43,7 @@ def test_every_string_in_both_languages_and_no_clash_with_gradio_keys() -> None:
     assert all(zh.strip() and en.strip() for zh, en in STRINGS.values())
     tables = i18n_tables()
     assert set(tables["en"]) == set(tables["zh-CN"])
-    from ui.text import GRADIO_STRINGS
+    from ui.strings import GRADIO_STRINGS
 
     ours = [key for key in tables["en"] if key not in GRADIO_STRINGS]
     assert all(key.startswith("mhd_") for key in ours)  # Gradio's own keys ("code", "common"…) never clash…
@@ -376,7 +379,7 @@ def test_one_or_eight_outlines_every_counted_cell(lang) -> None:
 
 
 def test_map_captions_are_the_claimable_words_with_their_shares() -> None:
-    from dragon.claims import top_words
+    from dragon.levels.claims import top_words
 
     reading = api.level_reading(get_level("2-1"), "zh")
     html = views.maps_html(reading, "zh")
@@ -419,8 +422,8 @@ def test_picture_levels_show_where_your_fusion_differs() -> None:
 def test_a_head_whose_words_look_only_at_themselves_names_no_link_in_its_caption() -> None:
     """相思's Semantics head speaks (each field word looks at itself) but no row gives other words more than crumbs:
     its caption says so instead of listing '，0.12' as if punctuation were what it found."""
-    from dragon.claims import LINK_MASS, link_mass, silent_heads
     from dragon.config import HEADS
+    from dragon.levels.claims import LINK_MASS, link_mass, silent_heads
 
     reading = api.level_reading(get_level("2-2"), "zh")
     i = HEADS.index("semantics")

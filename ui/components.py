@@ -11,7 +11,7 @@ import gradio as gr
 
 from dragon import game
 from dragon.config import HEADS
-from ui.text import HEAD_COLORS
+from ui.strings import HEAD_COLORS
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "ui"
 
@@ -138,7 +138,7 @@ def quiz() -> gr.HTML:
 
 
 def lab(events: list[str], wait: Callable) -> gr.HTML:
-    """The lab levels' panel (chapters 3–5): the room on screen (ui/rooms.py) draws it and answers its buttons.
+    """The lab levels' panel (chapters 3–5): the room on screen (ui/rooms/registry.py) draws it and answers its buttons.
     `events`: every event its buttons may send (Gradio registers a custom event it finds named in the script);
     `wait`: the server function the panel asks about a run on its way in the server's lane."""
     names = ", ".join(f"'{e}'" for e in events)

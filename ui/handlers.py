@@ -4,12 +4,13 @@ Each takes the player's state in and returns a dict of named outputs (state incl
 
 import json
 
-from dragon import game, teacher_levels
+from dragon import game
 from dragon.checks import mended
-from dragon.levels import LANGS, all_levels, get_level, load_levels
-from ui import class_link, views
+from dragon.levels import teacher as teacher_levels
+from dragon.levels.loader import LANGS, all_levels, get_level, load_levels
+from ui.live_class import link as class_link
 from ui.page import codes_props, page
-from ui.sandbox import sandbox_page
+from ui.rooms import slider_views as views
 from ui.session import (
     MAX_CLASS_TOKEN,
     MAX_SANDBOX_CHARS,
@@ -27,7 +28,8 @@ from ui.session import (
     pack_of,
     session_of,
 )
-from ui.text import t
+from ui.strings import t
+from ui.teacher.sandbox import sandbox_page
 from ui.top import top_props
 
 MAX_BOOT = 12_000  # what the page's script sends at the start: the link's parameters (a share code among them)

@@ -2,10 +2,11 @@
 
 import gradio as gr
 
-from ui import components, rooms
-from ui.play import live, on_event_loop
-from ui.text import i18n_key
-from ui.waits import wait
+from ui import components
+from ui.rooms import registry as rooms
+from ui.rooms.sliders import live, on_event_loop
+from ui.strings import i18n_key
+from ui.widgets.waits import wait
 
 
 def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:

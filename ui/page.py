@@ -3,14 +3,17 @@
 import time
 
 from dragon import api, game
-from dragon.levels import Level
-from ui import play, quiz, rooms, views
-from ui.draw import esc
-from ui.lab import HIDDEN
+from dragon.levels.loader import Level
+from ui.rooms import match as quiz
+from ui.rooms import registry as rooms
+from ui.rooms import slider_views as views
+from ui.rooms import sliders as play
+from ui.rooms.lab import HIDDEN
 from ui.session import START_GATES
-from ui.teacher_view import teacher_props
-from ui.text import t
+from ui.strings import t
+from ui.teacher.view import teacher_props
 from ui.top import top_props
+from ui.widgets.draw import esc
 
 SANDBOX_HIDDEN = {"body": "", "label": ""}  # the sandbox's component, when a level is on screen
 

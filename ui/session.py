@@ -1,9 +1,10 @@
 """The player's session (level and language) and where the game goes next."""
 
-from dragon import game, teacher_levels
+from dragon import game
 from dragon.config import HEADS
 from dragon.lessons.growing import PUBLIC_SEEDS, SEEDS
-from dragon.levels import LANGS, Level, all_levels, load_levels
+from dragon.levels import teacher as teacher_levels
+from dragon.levels.loader import LANGS, Level, all_levels, load_levels
 from dragon.scoring import as_gates
 
 START_GATES = [0.5] * len(HEADS)

@@ -2,11 +2,11 @@
 
 from dragon import api
 from dragon.engine import Reading
-from dragon.levels import Level
-from ui.draw import esc, notice_html, star_text, story_html, tokens_html
+from dragon.levels.loader import Level
+from ui.rooms.slider_views import header_html, level_options
 from ui.session import SANDBOX, pack_of
-from ui.text import t
-from ui.views import header_html, level_options
+from ui.strings import t
+from ui.widgets.draw import esc, notice_html, star_text, story_html, tokens_html
 
 
 def options_html(level_id: str, progress: dict, lang: str, pack: tuple[Level, ...] = ()) -> str:

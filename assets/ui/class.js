@@ -1,4 +1,4 @@
-// The live class's page (ui/class_routes.py): the teacher's board and controls, the projector's read-only board (its own
+// The live class's page (ui/live_class/routes.py): the teacher's board and controls, the projector's read-only board (its own
 // key, never the teacher's secret), or a student's part of the round.
 // Every text a class typed (nicknames) goes into the page as text (textContent), never as HTML.
 (() => {

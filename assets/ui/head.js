@@ -118,7 +118,7 @@
     sandbox: params.get("sandbox") === "1", text: cut(params.get("text"), 400),
     tlang: cut(params.get("tlang"), 4),
     // a live class's everyone round (the class page frames the game): the student's token, so that the results the
-    // server scores here count for the class (ui/class_routes.py)
+    // server scores here count for the class (ui/live_class/routes.py)
     classplay: params.get("classplay") === "1" ? cut(localStorage.getItem("dragon.class.current"), 100) : "",
     // something is saved: if the server then receives no progress, the saved value was unreadable or edited
     stored: saved !== null,

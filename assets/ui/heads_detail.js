@@ -1,5 +1,5 @@
 // The 72 heads as an instrument (put before the lab's and the sandbox's scripts by ui/components.py): a tile that
-// carries its row (data-row: the word's weight on every word, ui/heads_grid.py) is read out, when clicked or keyed
+// carries its row (data-row: the word's weight on every word, ui/widgets/heads_grid.py) is read out, when clicked or keyed
 // to, in the .cb-detail box under the grid: each word with its weight as a bar and a number, the word itself and
 // previous/next-word heads named; a click brings the readout into view. Arrow keys move between the tiles. Words
 // are set as text, never as HTML.

@@ -1,7 +1,7 @@
 // The lab levels' panel, chapters 3–5 (js_on_load). A formula symbol opens its real tensor and 3-3's switches show
 // the measured setting, both without a server call (the server sent every view it allows). A button sends its
 // data-act as the event, with every [data-answer] field on the panel as event data; the events are the rooms'
-// actions (ui/rooms.py), and 'warm' is asked by the panel itself the first time a level needs the real model.
+// actions (ui/rooms/registry.py), and 'warm' is asked by the panel itself the first time a level needs the real model.
 // The answer appears right under the button that asked for it, and is brought into view. EVENTS (put before this
 // script by ui/components.py) names every event a button may send; any other data-act is not sent.
 let opened = null; // the symbol the player last opened, kept across re-renders of the same round
@@ -32,7 +32,7 @@ function answersOnPanel() {
   return answers;
 }
 
-// A run on its way in the server's lane (ui/waits.py): ask the server function `wait` about it every data-poll ms and
+// A run on its way in the server's lane (ui/widgets/waits.py): ask the server function `wait` about it every data-poll ms and
 // draw what it says (what runs, how far, the place in the queue, the live curve); once it is done, send the event
 // that asked for it again (data-then), which now finds the result. One poll at a time; a new panel starts afresh.
 let polling = null;

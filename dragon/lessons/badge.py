@@ -9,8 +9,8 @@ from pathlib import Path
 
 from dragon.checks import brief, check_lang
 from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
-from dragon.level_types import LANGS
-from dragon.levels import load_levels
+from dragon.levels.level import LANGS
+from dragon.levels.loader import load_levels
 from dragon.markup import esc
 
 TITLE = {"zh": "多头注意力徽章", "en": "Multi-Head Attention Badge"}

@@ -16,8 +16,8 @@ import torch
 from dragon.analyze import rounded
 from dragon.checks import brief
 from dragon.findings import Finding
-from dragon.lessons.bert import Bert, load_bert
-from dragon.lessons.wordpiece import SPECIALS, Word, WordPiece, normalise
+from dragon.lessons.minilm.bert import Bert, load_bert
+from dragon.lessons.minilm.wordpiece import SPECIALS, Word, WordPiece, normalise
 
 Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is happening); gr.Progress fits
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from dragon.checks import brief
-from dragon.lexicon import ASSETS
+from dragon.text.lexicon import ASSETS
 
 FACTS_FILE = ASSETS / "lessons" / "facts.yaml"
 MODEL_FIELDS = ("layers", "heads", "kv_heads", "d_model", "d_head", "total_heads", "mha_params", "attention_params")

@@ -11,11 +11,11 @@ import torch
 
 from dragon.analyze import rounded
 from dragon.checks import whole
-from dragon.device import best_device
 from dragon.findings import Finding, Measured
-from dragon.gpu import on_gpu
 from dragon.lessons.heads_experiment import Experiment, Reader, loss_of, sample, threads
-from dragon.shared import once
+from dragon.runtime.device import best_device
+from dragon.runtime.gpu import on_gpu
+from dragon.runtime.shared import once
 
 Progress = Callable[..., object]  # (fraction done in [0, 1], what is running[, a live-curve point {series, x, y}])
 
@@ -227,7 +227,7 @@ def shared(steps: int, seed: int, progress: Progress | None = None) -> tuple[Gat
 
 
 def memo_key(steps: int, seed: int) -> tuple:
-    """What the shared run for (steps, seed) on the serving device is kept under (dragon/shared.py)."""
+    """What the shared run for (steps, seed) on the serving device is kept under (dragon/runtime/shared.py)."""
     return ("grow", steps, seed, str(best_device()))
 
 

@@ -13,10 +13,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from dragon.attention import MultiHeadAttention
-from dragon.device import best_device
 from dragon.findings import Finding
 from dragon.lessons.facts import mha_params
 from dragon.margins import SHARE_MARGIN, accepted_best, lead
+from dragon.runtime.device import best_device
 
 if TYPE_CHECKING:
     import pandas as pd

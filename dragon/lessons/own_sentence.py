@@ -9,8 +9,8 @@ from dragon.analyze import analyze
 from dragon.engine import default_dragon
 from dragon.findings import Finding, Measured
 from dragon.lessons import crystal_ball
-from dragon.lessons.wordpiece import normalise
-from dragon.levels import load_levels
+from dragon.lessons.minilm.wordpiece import normalise
+from dragon.levels.loader import load_levels
 
 SHOWN_WORDS = 10  # an error lists at most this many of the sentence's words, then "…"
 MARGIN = 0.05  # a share decides only by a clear margin: the top word must beat the next word by 5 points

@@ -10,8 +10,8 @@ import torch
 from dragon.attention import MultiHeadAttention
 from dragon.checks import brief, whole
 from dragon.config import DragonConfig
-from dragon.device import best_device
 from dragon.findings import Finding
+from dragon.runtime.device import best_device
 
 if TYPE_CHECKING:
     import pandas as pd

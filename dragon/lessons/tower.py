@@ -12,13 +12,14 @@ import torch
 from dragon.analyze import rounded
 from dragon.findings import Finding, Measured
 from dragon.lessons import crystal_ball
+from dragon.lessons.minilm.wordpiece import is_punctuation
 from dragon.lessons.papers import papers
-from dragon.lessons.wordpiece import is_punctuation
-from dragon.lexicon import ASSETS
 from dragon.margins import DISTANCE_MARGIN, SHARE_MARGIN, accepted_best, lead
+from dragon.text.lexicon import ASSETS
 
 SENTENCES_FILE = ASSETS / "lessons" / "tower_sentences.txt"
-# 4-2's second prediction (ui/rethink.py): groups of sentences the page has not read, one file each, asked the same
+# 4-2's second prediction (ui/rooms/rethink.py): groups of sentences the page has not read, one file each, asked the
+# same
 # four questions (AGAIN_QUESTIONS) as the tower itself
 AGAIN_DIR = ASSETS / "lessons" / "tower_again"
 AGAIN_GROUPS = tuple(sorted(AGAIN_DIR.glob("*.txt")))

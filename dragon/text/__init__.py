@@ -1,0 +1,1 @@
+"""Text in, tokens out: the Chinese and English analysers, their lexicons, and how a line sounds."""

@@ -1,0 +1,169 @@
+"""The rooms: which panel and which actions serve each lab level kind (chapters 3–5), and the lab's events.
+
+Adding a lab level kind is one entry in ROOMS plus its module: a panel and actions built from ui/rooms/lab.py's blocks.
+The app wires every event named in EVENTS to the lab component (ui/lab.js sends a button's data-act as the event,
+with the answers on the panel), and each event is answered by the action of that name in the room on screen."""
+
+import time
+from collections.abc import Callable
+
+from dragon import api, game
+from dragon.levels.loader import Level, all_levels, get_level
+from dragon.runtime.lane import LANE, LaneFullError, Run
+from ui.rooms import chapter3, chapter4, chapter5, facts_quiz, lab, own_sentence_box, rethink, rethinks
+from ui.rooms import fusion as fusion_room
+from ui.rooms.lab import Action, Attempt, Outcome, Room
+from ui.session import EventData, Saved, State, carried, session_of
+from ui.strings import t
+from ui.top import progress_props
+from ui.widgets import waits
+from ui.widgets.draw import esc
+
+ROOMS: dict[str, Room] = {
+    # chapter 3: predict, then the real computation
+    "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
+    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race),
+                                       "check": Action(chapter3.check_race)},
+                 rethink=rethinks.RACE),
+    "fusion": Room(fusion_room.fusion_panel, {"predict": Action(fusion_room.predict_fusion),
+                                              "check": Action(fusion_room.read_fusion)},
+                   rethink=rethinks.FUSION),
+    "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train),
+                                         "check": Action(chapter3.read_heads),
+                                         "quiz": Action(facts_quiz.check, scored=False)},
+                  rethink=rethinks.HEADS),
+    # chapter 4: the real pretrained model, and heads trained live
+    "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick),
+                                             "try": Action(own_sentence_box.try_own, scored=False)},
+                    needs=chapter4.CRYSTAL_NEEDS),
+    "tower": Room(chapter4.tower_panel, {"predict": Action(chapter4.predict_tower), "check": Action(chapter4.read_tower)},
+                  needs=chapter4.TOWER_NEEDS, rethink=rethinks.TOWER),
+    "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow),
+                                       "stages": Action(chapter4.label_stages)}),
+    "prune": Room(chapter4.prune_panel, {"measure": Action(chapter4.measure), "submit": Action(chapter4.submit_pruning)},
+                  needs=chapter4.PRUNE_NEEDS),
+    # chapter 5
+    "positions": Room(chapter5.positions_panel, {"predict": Action(chapter5.predict_positions),
+                                                 "check": Action(chapter5.read_positions)},
+                      rethink=rethinks.POSITIONS),
+    "badge": Room(chapter5.badge_panel, {"badge": Action(chapter5.make_badge)}),
+}  # fmt: skip
+
+
+def need_run(level: Level) -> Run:
+    """The lane's run that loads what the level's room needs (the one already queued, loading or done, if any)."""
+    needs = ROOMS[level.kind].needs
+    return LANE.submit(f"load/{level.kind}", lambda report: needs.load(report), "load", level=level.id)
+
+
+def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
+    """Load what the room needs (the real model, a trained model) in the server's lane: the wait box while it loads
+    (the page asks again once it is done), why not if it cannot be, else nothing to say (the panel is drawn)."""
+    needs = ROOMS[level.kind].needs
+    if needs is None or needs.ready():
+        return progress, attempt, ""
+    try:
+        run = need_run(level)
+    except LaneFullError:
+        return progress, attempt, lab.refusal(t("w_full", lang))
+    if not waits.settled(run):
+        return progress, attempt, waits.wait_box(run, lang, "warm")
+    if run.state == "failed":
+        return progress, attempt, lab.refusal(t("w_failed", lang, why=run.error[:200]))
+    return progress, attempt, lab.refusal(run.result) if run.result else ""
+
+
+def warm_up() -> list[Run]:
+    """At start, in the lane (in the background): every computation a lab level shows that no player's input
+    changes — the models the rooms load, 3-2's reference races, 3-4's and 4-3's seeded runs (4-4 prunes 4-3's) —
+    so the class finds them done and nobody queues for them."""
+    labs = [lv for lv in all_levels().values() if lv.kind in ROOMS]
+    runs = [need_run(lv) for lv in labs if ROOMS[lv.kind].needs]
+    runs += [api.race_reference_run(lv.guess_at) for lv in labs if lv.kind == "race"]
+    return [*runs, api.heads_run(0), api.grow_run(api.GROW_STEPS, chapter4.SEED)]
+
+
+EVERY_ROOM = {"again": Action(lab.again)}
+WARM = Action(warm, scored=False)
+
+
+def actions(room: Room) -> dict[str, Action]:
+    """A room's actions: its own, starting over, loading what it needs, and its second prediction."""
+    second = {rethink.EVENT: Action(rethink.check(room.rethink))} if room.rethink else {}
+    return {**EVERY_ROOM, **room.actions, **({"warm": WARM} if room.needs else {}), **second}
+
+
+EVENTS = list(dict.fromkeys(name for room in ROOMS.values() for name in actions(room)))  # every room's events, once
+
+
+# --- the lab panel and its events ---------------------------------------------------------------------------------
+
+
+def lab_props(level: Level, lang: str, progress: dict, attempt: Attempt | None = None, note: str = "",
+              seed: int | None = None) -> dict:
+    """The lab panel for a lab level: what to predict, and, once checked, the real computation (`seed`: a class
+    exam's, fixed for the attempt)."""
+    attempt = lab.fixed_seed(attempt if attempt and attempt.get("level") == level.id else {"level": level.id}, seed)
+    room = ROOMS[level.kind]
+    if room.needs and not room.needs.ready():
+        body = note or lab.loading(t(room.needs.message, lang))  # a missing model is said once, not asked for again
+    else:
+        body = room.panel(level, lang, progress, attempt, note)
+        body = body.replace(lab.RETHINK_LINK, rethink.link(lang, attempt, room.rethink), 1)
+        body = body.replace(lab.RETHINK_SLOT, rethink.block(level, lang, attempt, room.rethink), 1)
+    label = t("lab_label" if level.chapter <= 3 else f"lab_label{level.chapter}", lang)
+    return {"kind": level.kind, "label": esc(label), "body": body, "ack": time.time_ns()}
+
+
+def context(state: State, saved: Saved) -> tuple[Level, str, dict, Attempt] | None:
+    """The lab on screen for this player: level, language, progress and attempt (None when it is not a lab)."""
+    session = session_of(state)
+    if session["level"] not in all_levels():
+        return None  # the sandbox or a teacher's level: no lab
+    level = get_level(session["level"])
+    if level.kind not in ROOMS:
+        return None
+    return level, session["lang"], game.load(saved).progress, lab.attempt_of(state, level)
+
+
+def answer(event: str, state: State, saved: Saved, data: EventData = None) -> dict:
+    """A lab button pressed: the room's action of that name runs on the player's answers and the panel, the progress,
+    the top and the session show what it left (an unscored action leaves the progress alone). A refusal changes
+    nothing and is said beside the button."""
+    ctx = context(state, saved)
+    if ctx is None:
+        return {}
+    level, lang, progress, attempt = ctx
+    action = actions(ROOMS[level.kind]).get(event)
+    if action is None:
+        return {}  # not a button of this level
+    data = data if isinstance(data, dict) else {}
+    with game.attempt_hints(attempt.get("own_hints", 0) if isinstance(attempt.get("own_hints"), int) else 0) as own:
+        outcome = action.fn(level, lang, progress, attempt, data)
+    if outcome is None:
+        return {}  # nothing to do now (a run already done)
+    after, attempt, note = outcome
+    attempt = rethink.offer(level, lang, attempt, ROOMS[level.kind].rethink)  # passed below ★★★: one more prediction
+    if own[0] and event != "again" and attempt.get("level") == level.id:
+        attempt = {**attempt, "own_hints": own[0]}  # the hints this attempt used (answers shown): a class caps by the rest
+    if note:
+        return {"lab": lab_props(level, lang, after, attempt, note)}
+    session = {**carried(session_of(state)), "level": level.id, "lang": lang, "lab": attempt}
+    shown = {"lab": lab_props(level, lang, after, attempt), "session": session}
+    if not action.scored:
+        return shown
+    shown["saved"] = game.save(after)
+    top = progress_props(level, lang, after)
+    if top != progress_props(level, lang, progress):  # XP or stars changed: the top is drawn again, else left alone
+        shown["top"] = top
+    return shown
+
+
+def handler(event: str) -> Callable[..., dict]:
+    """The Gradio handler of one lab event: (state, saved, data) → the changed outputs."""
+
+    def run(state: State, saved: Saved, data: EventData = None) -> dict:
+        return answer(event, state, saved, data)
+
+    run.__name__ = f"lab_{event}"
+    return run

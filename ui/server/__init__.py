@@ -1,0 +1,1 @@
+"""Serving plumbing, no lessons: body limits, the first script, heap and session bounds, admission limits, refused routes."""

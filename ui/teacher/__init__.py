@@ -1,0 +1,1 @@
+"""The teacher's tools: the sandbox, the teachers' box and view, worksheets, reports and exports."""

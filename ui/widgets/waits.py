@@ -1,0 +1,153 @@
+"""What a player sees while a run of the server's lane is on the way (dragon/runtime/lane.py): what runs, how far it is, the
+place in the queue and the live curve, in the language on screen; and the line that says where a shown run came from.
+
+The lab panel's script asks the server function `wait` about the run every POLL_MS until it is done, then sends the
+event that asked for it again, which now finds the result."""
+
+import time
+from collections.abc import Callable
+
+import pandas as pd
+
+from dragon.runtime.lane import LANE, PER_OWNER, LaneFullError, OwnerFullError, Run
+from ui.rooms.lab import device_label, note, refusal, waiting
+from ui.strings import STRINGS, t
+from ui.widgets.charts import line_chart
+from ui.widgets.draw import esc
+
+POLL_MS = 500  # how often the page asks while a run is on the way
+INLINE_S = 0.4  # an action waits this long for its run before it answers with the wait box instead
+# one colour per curve, the same live and in the result: 3-4's models (h = 1 … 16) and 4-3's held-out loss
+CURVE_COLOURS = {"h = 1": "#8e9aa6", "h = 2": "#d4a017", "h = 4": "#2e9e4f", "h = 8": "#7b3fbf", "h = 16": "#17a2b8",
+                 "loss": "#c2410c"}  # fmt: skip
+
+
+def curve_colour(series: str) -> str:
+    return CURVE_COLOURS.get(series, "#374151")
+
+
+def doing(run: Run, lang: str) -> str:
+    """What the run does, in words: 'Training 3-4's five models (seed 7)'."""
+    name = f"w_{run.level}" if f"w_{run.level}" in STRINGS else f"w_{run.kind}"
+    seed = "" if run.seed in (None, 0) else t("w_seed", lang, seed=run.seed)
+    return t(name, lang, seed=seed)
+
+
+def how_far(run: Run, lang: str) -> str:
+    """The run's progress: the model or the step it is at, and the share done."""
+    pct = f"{100 * run.fraction:.0f} %"
+    if run.what.startswith("h = "):  # 3-4: the model training now
+        return t("w_at_model", lang, h=run.what.removeprefix("h = "), pct=pct)
+    if run.what.startswith("step "):  # 4-3 (and 4-4's model): the step reached
+        step, _, total = run.what.removeprefix("step ").partition(" of ")
+        return t("w_at_step", lang, step=step, steps=total, pct=pct)
+    if run.what.startswith("T = "):  # a race: the length timed last
+        return t("w_at_length", lang, what=run.what, pct=pct)
+    if run.fraction > 0:
+        return pct
+    return t("w_for", lang, s=f"{time.time() - (run.started_at or time.time()):.0f}")
+
+
+def queue_line(run: Run, lang: str) -> str:
+    """The place in the queue, and what runs now (the lane runs one at a time: no run slows another's clock)."""
+    ahead = LANE.ahead(run)
+    now = LANE.running()
+    line = t("w_ahead1" if ahead == 1 else "w_ahead", lang, n=ahead)
+    if now is not None and now is not run:  # what runs now, and how far it is
+        line += t("w_now", lang, what=t("w_line", lang, what=doing(now, lang), far=how_far(now, lang)))
+    return line
+
+
+def live_curve(run: Run, lang: str) -> str:
+    """The loss curve so far (the points the training reported), one line per model."""
+    if len(run.points) < 2:
+        return ""
+    frame = pd.DataFrame(run.points)
+    colours = {s: curve_colour(s) for s in frame["series"].unique()}
+    names = {"loss": t("g_loss_name", lang)}
+    return line_chart(frame, "x", "y", "series", title=t("w_curve", lang), x_label=t("g_x", lang),
+                      y_label=t("h_y", lang), colours=colours, names=names)  # fmt: skip
+
+
+def wait_body(run: Run, lang: str) -> str:
+    """The inside of the wait box: the line, the bar and, while training, the live curve."""
+    if run.state == "failed":
+        return f'<p class="wait-line">{esc(t("w_failed", lang, why=run.error[:200]))}</p>'
+    if run.state == "queued":
+        line, bar = t("w_queued", lang, what=doing(run, lang), queue=queue_line(run, lang)), ""
+    else:
+        line = t("w_line", lang, what=doing(run, lang), far=how_far(run, lang))
+        bar = f'<progress class="wait-bar" max="1" value="{run.fraction:.3f}" aria-hidden="true"></progress>'
+    return f'<p class="wait-line">{esc(line)}</p>{bar}{live_curve(run, lang)}'
+
+
+def wait_box(run: Run, lang: str, then: str) -> str:
+    """The block that stands for a run on its way: the page polls it by run id and sends `then` once it is done."""
+    return waiting(run.id, then, lang, POLL_MS, wait_body(run, lang))
+
+
+def wait(payload: dict | None) -> dict:
+    """The lab panel's server function: {run, lang} → {html, done} for the run on its way (done for an unknown id:
+    the event then says what happened)."""
+    payload = payload if isinstance(payload, dict) else {}
+    lang = payload.get("lang") if payload.get("lang") in ("zh", "en") else "zh"
+    run = LANE.by_id(payload.get("run"))
+    if run is None or run.done.is_set():
+        return {"done": True}
+    return {"done": False, "html": wait_body(run, lang)}
+
+
+def settled(run: Run) -> bool:
+    """Wait a moment for a run (most are done at once: known already, or short); whether it is done now."""
+    return LANE.wait(run, INLINE_S)
+
+
+def record_line(result: dict, lang: str, replayed: bool, key: str | None = None) -> str:
+    """Where a shown run came from: trained on this server at a time, on a device, in so many seconds; and whether
+    what is shown is that record replayed (the same numbers for everyone) or the run this player just watched
+    (`key`: another wording of the same record, 4-2's figures or 4-4's model)."""
+    at = time.strftime("%H:%M", time.gmtime(result.get("computed_at", time.time())))
+    seed = result.get("task", {}).get("seed", result.get("seed", 0))
+    key = key or ("w_watched" if not replayed else "w_replayed" if not seed else "w_replayed_seed")
+    device = device_label(str(result.get("device", "cpu")), lang, result.get("threads"))
+    return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}", seed=seed)
+
+
+def box_of(attempt: dict, lang: str, then: str) -> str:
+    """The wait box for the run the attempt waits for, if any (a forgotten run: nothing; the event starts afresh)."""
+    run = LANE.by_id(attempt.get("waiting"))
+    return wait_box(run, lang, then) if run is not None and "waiting" in attempt else ""
+
+
+def follow(attempt: dict, start: Callable[[], Run], lang: str) -> tuple[Run | None, str]:
+    """The run the attempt waits for, else a new one (start()); (None, why) when the lane refuses it or it failed."""
+    run = LANE.by_id(attempt.get("waiting"))
+    if run is None:
+        try:
+            run = start()
+        except OwnerFullError:
+            return None, refusal(t("w_mine", lang, n=PER_OWNER))
+        except LaneFullError:
+            return None, refusal(t("w_full", lang))
+    if run.state == "failed":
+        return None, refusal(t("w_failed", lang, why=run.error[:200]))
+    return run, ""
+
+
+def parse_seed(value: object) -> int | None:
+    """A seed typed in a box: a whole number in 0…2³¹ − 1, else None (an emptied box too: the page says what to type).
+    No box sent at all (None): 0, the run this server recorded."""
+    if value is None:
+        return 0
+    text = str(value).strip()
+    if not text or not text.isascii() or not text.isdigit() or len(text) > 10:
+        return None
+    seed = int(text)
+    return seed if seed < 2**31 else None
+
+
+def replayed_chart(chart: str, result: dict, lang: str, replayed: bool) -> str:
+    """A run's curve chart with the line that says where it came from; a replayed run's lines are drawn again from
+    its record, left to right (the same curve every player sees), a watched one's stand as they came."""
+    cls = "run-chart replay" if replayed else "run-chart"
+    return f'<div class="{cls}">{note(record_line(result, lang, replayed), "run-record")}{chart}</div>'
