@@ -290,7 +290,7 @@ def build_app() -> gr.Blocks:
         # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms/registry.py);
         # a race,
         # a training or a load goes to the server's lane (dragon/runtime/lane.py) and the panel draws its own wait
-        # (ui/widgets/waits.py), so no event waits in Gradio's queue for it
+        # (ui/rooms/waits.py), so no event waits in Gradio's queue for it
         for name in rooms.EVENTS:
             fn, out = wire(c, rooms.handler(name), LAB, event_data=2, owned=True, move=True)
             getattr(c["lab"], name)(fn, state, out, **quiet, trigger_mode="once")

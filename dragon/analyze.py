@@ -39,5 +39,5 @@ def analyze(text: str, lang: str = "auto") -> dict:
         "strength": {head: round(float(strength[h]), 4) for h, head in enumerate(HEADS)},
         "truncated": reading.analysis.truncated,
         "max_tokens": dragon.config.max_tokens,
-        "device": str(dragon.runtime.device),
+        "device": str(dragon.device),
     }

@@ -42,7 +42,7 @@ def compare_heads(level: Level, lang: str) -> dict:
     reading = dragon.read(level.text[lang], lang)
     i = token_index(reading, level.focus[lang])
     with torch.no_grad():
-        one = one_head_attention(dragon.config)(reading.x.to(dragon.runtime.device)).weights[0].cpu()  # (T+1, T+1)
+        one = one_head_attention(dragon.config)(reading.x.to(dragon.device)).weights[0].cpu()  # (T+1, T+1)
     one_row = one[i + 1, 1:]  # (T,) the focus row, sink column dropped
     eight_rows = reading.weights[:, i + 1, 1:]  # (h, T)
     one_sees = [reading.tokens[j] for j in (one_row >= LOOKS_AT).nonzero().flatten().tolist()]

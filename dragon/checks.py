@@ -2,7 +2,7 @@
 
 import math
 
-from dragon.levels.level import LANGS
+from dragon.config import LANGS
 
 ECHO_CHARS = 40  # a refused value is echoed at most this long
 

@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+LANGS = ("zh", "en")  # the game's languages: every text, story and string has both
+
 HEADS: tuple[str, ...] = (
     "grammar",
     "semantics",

@@ -12,7 +12,7 @@ from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.loader import get_level
 from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
-from ui.rooms import chapter3
+from ui.rooms import formula as formula_room
 from ui.rooms import formula_drawing as formula
 from ui.rooms import fusion as fusion_room
 from ui.strings import t
@@ -58,7 +58,7 @@ def test_inside_the_formula_three_rounds_zh(open_lab) -> None:
     wait_text(page, "#lab .result-box", "什么都没有改变")
     assert in_view(page, "#lab .result-box .notice") and page.locator("#lab .result-head").count() == 0
     for i in range(3):
-        m = chapter3.round_math(level, "zh", i)
+        m = formula_room.round_math(level, "zh", i)
         wait_text(page, "#lab h3.round", f"第 {i + 1}/3 轮")
         page.locator("#lab [data-answer=winner]").select_option(str(m["winner"]))
         page.locator("#lab [data-answer=share]").select_option(str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS)))
@@ -84,7 +84,7 @@ def test_the_next_round_of_3_1_starts_empty_with_its_question_in_view(open_lab, 
     touch = {"has_touch": True, "is_mobile": True} if size == "phone" else {}
     page = open_lab("level=3-1&lang=en", size, **touch)
     level = get_level("3-1")
-    m = chapter3.round_math(level, "en", 0)
+    m = formula_room.round_math(level, "en", 0)
     winner, share = page.locator("#lab [data-answer=winner]"), page.locator("#lab [data-answer=share]")
     empty = (winner.input_value(), share.input_value())
     winner.select_option(str(m["winner"]))

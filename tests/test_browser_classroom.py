@@ -20,7 +20,7 @@ from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
 from tests.test_browser import SIZES, browser, in_view, open_page, shot, wait_score, win  # noqa: F401  (fixtures)
 from tests.test_browser_chapter3 import MOBILE, open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
-from ui.rooms import chapter3
+from ui.rooms import formula as formula_room
 from ui.rooms import fusion as fusion_room
 from ui.strings import head_label, t
 
@@ -59,7 +59,7 @@ def play_lab(page, level_id: str, lang: str) -> list[str]:
         shot(page, f"classroom-projector-{level_id}-{name}")
 
     if level_id == "3-1":
-        m = chapter3.round_math(get_level("3-1"), lang, 0)
+        m = formula_room.round_math(get_level("3-1"), lang, 0)
         L("#lab [data-answer=winner]").select_option(str(m["winner"]))
         L("#lab [data-answer=share]").select_option(str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS)))
         L("#mhd-lab-check").click()

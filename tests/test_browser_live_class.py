@@ -141,7 +141,7 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     frame.locator("#top .level-title").wait_for(timeout=30_000)
     src = phone.get_attribute("iframe.game-frame", "src")
     assert "level=3-1" in src and "classplay=1" in src and "exam=1" in src
-    # an exam plays 3-1 on rounds drawn for it (dragon/levels/lab_variants.py), not the public game's first round
+    # an exam plays 3-1 on rounds drawn for it (dragon/classroom/lab_variants.py), not the public game's first round
     public = get_level("3-1").rounds["zh"][0]
     asked = frame.locator("h3.round").first.text_content(timeout=30_000)
     assert f"“{public.word}”" not in asked or HEAD_ZH[public.head] not in asked, asked

@@ -17,8 +17,11 @@ from dragon.runtime.device import best_device
 from dragon.runtime.shared import once
 from tests.lane import answered
 from ui import handlers
-from ui.rooms import chapter3, facts_quiz, lab
+from ui.rooms import formula as formula_room
 from ui.rooms import fusion as fusion_room
+from ui.rooms import heads as heads_room
+from ui.rooms import lab
+from ui.rooms import race as race_room
 from ui.rooms import registry as rooms
 from ui.strings import t
 
@@ -143,7 +146,7 @@ def test_star_rules() -> None:
 
 
 def right_answer(lang: str, i: int) -> dict:
-    m = chapter3.round_math(get_level("3-1"), lang, i)
+    m = formula_room.round_math(get_level("3-1"), lang, i)
     return {"winner": str(m["winner"]), "share": str(game.bucket(max(m["weights"]), game.SHARE_BUCKETS))}
 
 
@@ -152,10 +155,10 @@ def test_formula_narration_is_true_of_the_real_rows(lang) -> None:
     """The why: the key with the largest score wins (softmax keeps the order), and the head with nothing to say
     parks its attention on the sink, so its output is almost nothing."""
     level = get_level("3-1")
-    rows = [chapter3.round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
+    rows = [formula_room.round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
     for m in rows:
         assert m["winner"] == int(np.argmax(m["scores"])) and abs(m["weights_sum"] - 1) < 1e-5
-        assert chapter3.map_row_diff(level, lang, m) < 1e-5  # the same row as the map the game draws
+        assert formula_room.map_row_diff(level, lang, m) < 1e-5  # the same row as the map the game draws
         assert m["shapes"]["K"] == [len(m["tokens"]) + 1, 16]
     sink = [m for m in rows if m["winner_key"] == "⟨sink⟩"]
     assert sink and all(m["output_norm"] < 0.05 * max(r["output_norm"] for r in rows) for m in sink)
@@ -186,7 +189,7 @@ def test_formula_rounds_are_scored_and_shown_after_the_check() -> None:
 def test_formula_wrong_answers_lose_the_level() -> None:
     state, saved = session("3-1", "en"), fresh()
     for i in range(3):
-        m = chapter3.round_math(get_level("3-1"), "en", i)
+        m = formula_room.round_math(get_level("3-1"), "en", i)
         wrong = {"winner": str((m["winner"] + 1) % len(m["keys"])), "share": "0"}
         out = rooms.answer("check", state, saved, wrong)
         state, saved = out["session"], out["saved"]
@@ -327,7 +330,7 @@ def test_heads_parameters_are_counted_equal(short_result) -> None:
     """The why: the parameter count is 4·d² + 4·d whatever h (what the run found is in heads_experiment.FINDINGS)."""
     r = short_result
     d = r["d_model"]
-    assert chapter3.param_counts(d, r["heads"]) == r["params"] == [4 * d * d + 4 * d] * len(r["heads"])
+    assert heads_room.param_counts(d, r["heads"]) == r["params"] == [4 * d * d + 4 * d] * len(r["heads"])
 
 
 def lowest_read(result: dict) -> dict:
@@ -436,7 +439,7 @@ def test_formula_lab_names_the_sink_in_chinese_and_hides_the_scores_before_the_c
     body = handlers.boot('{"lang": "zh", "level": "3-1"}', None)["lab"]["body"]
     assert 'data-open="q"' in body and 'class="kbar' not in body  # the scores would give the winner away
     assert "sink" not in page_text(body) and "⟨汇点⟩" in body
-    sink_round = next(i for i in range(3) if chapter3.round_math(level, "zh", i)["winner_key"] == "⟨sink⟩")
+    sink_round = next(i for i in range(3) if formula_room.round_math(level, "zh", i)["winner_key"] == "⟨sink⟩")
     state, saved = session("3-1", "zh"), fresh()
     for i in range(sink_round + 1):
         out = rooms.answer("check", state, saved, right_answer("zh", i))
@@ -453,7 +456,8 @@ def test_formula_lab_names_the_sink_in_chinese_and_hides_the_scores_before_the_c
 def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytest.MonkeyPatch) -> None:
     """One line under each question, computed from dragon/game.py's rules and constants (not retyped)."""
     progress = game.new_progress()
-    lines = {lid: chapter3.rule_html(get_level(lid), lang) for lid in ("3-1", "3-2", "3-3", "3-4")}
+    rules = {"3-1": formula_room, "3-2": race_room, "3-3": fusion_room, "3-4": heads_room}  # each room's own rule line
+    lines = {lid: room.rule_html(get_level(lid), lang) for lid, room in rules.items()}
     for lid, line in lines.items():
         assert line in rooms.lab_props(get_level(lid), lang, progress)["body"]
     m = 2 * len(get_level("3-1").rounds[lang])
@@ -470,14 +474,14 @@ def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytes
     assert lines["3-3"] == lab.star_rule(lang, "rule_read", n=3)
     assert all(game.read_stars(p, False) == 0 for p in range(4))  # a wrong reading loses, whatever was predicted
     monkeypatch.setattr(game, "GUESS_FACTORS", (1.2, 2.0, 3.0))  # the rule line follows the constants
-    assert "1.2" in chapter3.rule_html(get_level("3-2"), lang)
+    assert "1.2" in race_room.rule_html(get_level("3-2"), lang)
     if lang == "en":
         assert not CJK.search(" ".join(lines.values()))
 
 
 def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experiment) -> None:
     out = answered("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
-    assert all(api.facts_quiz(q, 0)["answer"] < facts_quiz.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
+    assert all(api.facts_quiz(q, 0)["answer"] < heads_room.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
     bad = {"q:gpt3-total-heads": "-1", "q:bert-base-total-heads": "1e9"}
     quiz = rooms.answer("quiz", out["session"], out["saved"], bad)
     body = quiz["lab"]["body"]
@@ -510,7 +514,7 @@ def test_small_text_fixes() -> None:
     assert "  " not in options and "3-1 Inside the formula ☆☆☆" in options
     llama = next(m for m in api.facts()["models"] if m["kv_heads"] != m["heads"])
     answered = {qid: {"value": 1} for qid in get_level("3-4").quiz}  # the table (the quiz's answers) shows once checked
-    quiz = facts_quiz.quiz_html(get_level("3-4"), "en", {"level": "3-4", "quiz": answered})
+    quiz = heads_room.quiz_html(get_level("3-4"), "en", {"level": "3-4", "quiz": answered})
     assert f"{llama['layers']} × {llama['heads']} ({llama['kv_heads']} key/value heads, GQA)" in quiz
     for lid in ("3-1", "3-3"):  # Wᴼ, never a caret, in what the player reads
         for lang in ("zh", "en"):

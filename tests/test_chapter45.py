@@ -15,8 +15,14 @@ from dragon.lessons import own_sentence as sentence_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.loader import LevelError, get_level, load_chapter, load_levels
-from ui.rooms import chapter4, chapter5, lab, own_sentence_box
+from ui.rooms import badge as badge_room
+from ui.rooms import crystal as crystal_room
+from ui.rooms import grow as grow_room
+from ui.rooms import lab
+from ui.rooms import positions as positions_room
+from ui.rooms import prune as prune_room
 from ui.rooms import registry as rooms
+from ui.rooms import tower as tower_room
 from ui.rooms.lab import mark
 from ui.strings import head_label, t
 from ui.widgets.draw import esc, star_text
@@ -86,7 +92,7 @@ def test_crystal_ball_loads_in_time() -> None:
 
 def test_tower_lines_say_what_the_numbers_show() -> None:
     tw = api.tower()
-    lines = chapter4.tower_lines(tw, "en")
+    lines = tower_room.tower_lines(tw, "en")
     d = [p["distance"] for p in tw["per_layer"]]
     assert f"the nearest is layer {d.index(min(d)) + 1}" in lines[0]
     assert (lines[1] == t("tw_rises", "en")) == all(b > a for a, b in itertools.pairwise(d))
@@ -106,7 +112,7 @@ def test_own_sentence_says_nearest_noun_only_when_it_is() -> None:
     top = max((v, j) for j, v in enumerate(mine["row"]) if j != mine["position"])[1]
     assert mine["top"] == mine["tokens"][top] and mine["nearest_noun"] == "mat"
     mine["judged"] = sentence_lesson.judge(mine, "cat")
-    said = own_sentence_box.try_result("en", mine, best)
+    said = crystal_room.try_result("en", mine, best)
     assert mine["judged"]["sure"]  # the head is sure here, so what it picked is compared with the nearest noun
     said = html.unescape(said)
     nearest = "our dragon's tagger calls a noun"  # what the tagger calls a noun, said so
@@ -117,14 +123,14 @@ def test_own_sentence_says_nearest_noun_only_when_it_is() -> None:
 def test_positions_numbers_and_truth() -> None:
     p = api.positions("我爱你", "zh")
     assert positions_lesson.answer_key(p) == {"free": "same", "pos": "differ"}
-    html = chapter5.positions_numbers(p, "en")
+    html = positions_room.positions_numbers(p, "en")
     assert f"{p['max_diff_unpermuted_no_positions']:.1e}" in html and f"{p['diff_with_positions']:.3f}" in html
 
 
 def test_badge_escapes_the_name() -> None:
-    progress, attempt, note = chapter5.make_badge(get_level("5-2"), "en", game.new_progress(), {"level": "5-2"},
+    progress, attempt, note = badge_room.make_badge(get_level("5-2"), "en", game.new_progress(), {"level": "5-2"},
                                                   {"name": "${alert(1)}<script>"})  # fmt: skip
-    body = chapter5.badge_panel(get_level("5-2"), "en", progress, attempt, "")
+    body = badge_room.badge_panel(get_level("5-2"), "en", progress, attempt, "")
     assert progress["stars"]["5-2"] == 0 and attempt["stars"] == 0 and not note  # nothing played: no star
     assert "<script>" not in body and "${" not in body and re.search(r'href="data:image/png;base64,', body)
 
@@ -137,9 +143,9 @@ def test_badge_stars_come_from_the_players_results() -> None:
         for i in ids:
             progress = game.record(progress, i, 50, each)
         assert game.badge_stars(progress) == want == game.bucket(each / 3, game.BADGE_SHARES)
-        progress, attempt, _ = chapter5.make_badge(level, "en", progress, {"level": "5-2"}, {"name": ""})
+        progress, attempt, _ = badge_room.make_badge(level, "en", progress, {"level": "5-2"}, {"name": ""})
         assert attempt["stars"] == want and progress["stars"].get("5-2", 0) == want
-    body = chapter5.badge_panel(level, "zh", game.new_progress(), {"level": "5-2"}, "")
+    body = badge_room.badge_panel(level, "zh", game.new_progress(), {"level": "5-2"}, "")
     assert "badge-share" in body and f"0/{3 * len(ids)}" in body and 'class="rule"' in body  # shown before making
 
 
@@ -159,7 +165,7 @@ def test_own_sentence_looks_at_the_last_pronoun_and_the_specials() -> None:
     assert mine["position"] == 2 and mine["times"] == 2
     assert abs(mine["on_words"] + mine["specials"] + mine["row"][2] - 1) < 1e-3  # the row sums to 1
     mine["judged"] = sentence_lesson.judge(mine, "She")  # the earlier she: another place of the same word
-    said = own_sentence_box.try_result("en", mine, best)
+    said = crystal_room.try_result("en", mine, best)
     assert "[CLS]/[SEP]" in said and "shows the last one" in said
     assert ("parks" in said) == (mine["specials"] > mine["judged"]["top_w"])
 
@@ -170,7 +176,7 @@ def test_own_sentence_errors_speak_the_players_language(text: str, word: str) ->
     level = get_level("4-1")
     for lang in ("zh", "en"):
         given = {"text": text, "word": word, "means": "cat"}
-        note = own_sentence_box.try_sentence(level, lang, {"level": "4-1", "pick": [0, 0]}, given)["try_note"]
+        note = crystal_room.try_sentence(level, lang, {"level": "4-1", "pick": [0, 0]}, given)["try_note"]
         assert note and len(note) < 2000
         if lang == "zh":
             english = r"The text|is not a word|type an English|characters;|[a-z]+ [a-z]+ [a-z]+ [a-z]+"
@@ -180,11 +186,11 @@ def test_own_sentence_errors_speak_the_players_language(text: str, word: str) ->
 
 def test_star_rules_are_shown_before_answering() -> None:
     for lang in ("zh", "en"):
-        assert f"{game.CRYSTAL_SHARES[1]:.0%}" in chapter4.crystal_rule(lang)
+        assert f"{game.CRYSTAL_SHARES[1]:.0%}" in crystal_room.crystal_rule(lang)
         assert f"2/3 {star_text(game.points_stars(2, 3))}" in lab.points_rule(lang, 3)
-        assert star_text(game.prune_stars(7, 8, True)) in chapter4.prune_rule(lang)
-        assert f"{game.BADGE_SHARES[2]:.0%}" in chapter5.badge_rule(lang)
-        body = chapter5.positions_panel(get_level("5-1"), lang, game.new_progress(), {"level": "5-1"}, "")
+        assert star_text(game.prune_stars(7, 8, True)) in prune_room.prune_rule(lang)
+        assert f"{game.BADGE_SHARES[2]:.0%}" in badge_room.badge_rule(lang)
+        body = positions_room.positions_panel(get_level("5-1"), lang, game.new_progress(), {"level": "5-1"}, "")
         assert 'class="rule"' in body
 
 
@@ -194,7 +200,7 @@ def test_tower_marks_show_the_question_and_the_answer() -> None:
     right = {k: key[k]["accepted"][0] for k in tower_lesson.PREDICTIONS}
     wrong = "no" if right["rises"] == "yes" else "yes"
     attempt = {"level": "4-2", "answers": {**right, "rises": wrong}, "points": 2}
-    body = chapter4.tower_panel(get_level("4-2"), "en", game.new_progress(), attempt, "")
+    body = tower_room.tower_panel(get_level("4-2"), "en", game.new_progress(), attempt, "")
     said = t("tw_mark", "en", q=t("tw_k_rises", "en"), a=t(wrong, "en"), ok=mark(False, "en"))
     assert said.startswith("grows every layer? you said") and esc(said) in body
     assert f"layer {right['adjacent']}" in body and 'data-answer="nearest"' in body  # then read the chart
@@ -225,7 +231,7 @@ def test_tower_answers_are_decided_by_a_clear_margin_and_believing_the_lesson_pa
 def test_growing_up_cards_are_shuffled_per_attempt_and_pruning_uses_that_very_model() -> None:
     from dragon.lessons import growing, pruning
 
-    orders = {tuple(chapter4.shuffled(4)) for _ in range(40)}
+    orders = {tuple(grow_room.shuffled(4)) for _ in range(40)}
     assert len(orders) > 1 and (0, 1, 2, 3) not in orders  # a new order each attempt, never the unshuffled one
     assert pruning.trained(0)[0] is growing.shared(api.GROW_STEPS, 0)[0]  # 4-4 prunes what 4-3 trained, anywhere
     assert api.grow(api.GROW_STEPS, 0) == growing.shared(api.GROW_STEPS, 0)[1]  # trained once per server, shared
@@ -236,9 +242,10 @@ def test_crystal_ball_picture_shows_absolute_weight_with_numbers() -> None:
     the pick is made."""
     level = get_level("4-1")
     r = api.crystal_ball(level.text["en"], "they", "students")
-    body = chapter4.crystal_panel(level, "en", game.new_progress(), {"level": "4-1"}, "")
+    body = crystal_room.crystal_panel(level, "en", game.new_progress(), {"level": "4-1"}, "")
     assert "cb-w" not in body  # before the pick: colour only
-    body = chapter4.crystal_panel(level, "en", game.new_progress(), {"level": "4-1", "pick": [0, 0], "stars": 0}, "")
+    body = crystal_room.crystal_panel(level, "en", game.new_progress(), {"level": "4-1", "pick": [0, 0], "stars": 0},
+    "")
     cells = re.findall(r'data-pick="(\d),(\d+)".*?class="cb-w">([\d.]+)</span>(.*?)</button>', body)
     assert len(cells) == r["layers"] * r["heads"]
     tg = r["target"]["position"]
@@ -288,6 +295,6 @@ def test_the_badge_table_says_when_a_level_trains_a_head_in_one_text_only() -> N
     progress = game.record(game.new_progress(), "2-9", 96, 3)
     pages = (("en", "2-9 (in the Chinese text) ★★★", "2-9 ★★★"), ("zh", "2-9 ★★★", "2-9（英文版） ★★★"))
     for lang, space, time in pages:
-        rows = {row.split("</th>")[0].split(">")[-1]: row for row in chapter5.badge_why(progress, lang).split("<tr>")}
+        rows = {row.split("</th>")[0].split(">")[-1]: row for row in badge_room.badge_why(progress, lang).split("<tr>")}
         assert space in rows[head_label(5, lang)] and time in rows[head_label(4, lang)]
         assert "(in the" not in rows[head_label(7, lang)] and "版" not in rows[head_label(7, lang)]

@@ -216,16 +216,17 @@ def test_a_student_who_left_is_not_counted_as_not_yet_playing(client: TestClient
 def test_an_exam_prunes_the_model_of_the_rounds_seed(monkeypatch) -> None:
     """4-4's answer comes from 4-3's seeded training: with a class exam's fixed seed, that seed's model is pruned."""
     from dragon import api
-    from ui.rooms import chapter4
+    from ui.rooms import loading as loading_room
+    from ui.rooms import prune as prune_room
 
     asked: list[int] = []
     best = {"heads": 8, "most_off": 3, "full_accuracy": 0.9, "goal": 0.9}
     monkeypatch.setattr(api, "prune_best", lambda seed: asked.append(seed) or best)
     monkeypatch.setattr(api, "prune", lambda active, seed: asked.append(seed) or {"off": 1, "reached": True})
     level, data = get_level("4-4"), {f"h{i}": "1" for i in range(8)}
-    chapter4.measure(level, "en", game.new_progress(), lab.fixed_seed({"level": "4-4"}, 4242), data)
-    chapter4.measure(level, "en", game.new_progress(), {"level": "4-4", "seed": 99}, data)  # a box's seed: not here
-    assert asked == [4242, 4242, chapter4.SEED, chapter4.SEED]
+    prune_room.measure(level, "en", game.new_progress(), lab.fixed_seed({"level": "4-4"}, 4242), data)
+    prune_room.measure(level, "en", game.new_progress(), {"level": "4-4", "seed": 99}, data)  # a box's seed: not here
+    assert asked == [4242, 4242, loading_room.SEED, loading_room.SEED]
 
 
 @pytest.mark.parametrize("level_id", ["3-1", "3-4", "4-1", "4-3", "4-4"])
@@ -243,7 +244,7 @@ def test_a_first_perfect_lab_attempt_counts_three_stars_and_a_replay_after_the_a
     """3-1 shows its answers on the first check (a cap on *another* try): the class counts the attempt that showed
     them as the game does (★★★ for all right), and any later attempt — a new session, cleared storage — at most ★."""
     from dragon.lessons.head_math import answers
-    from ui.rooms import chapter3
+    from ui.rooms import formula as formula_room
     from ui.rooms import registry as rooms
 
     made = opened(client)
@@ -255,7 +256,7 @@ def test_a_first_perfect_lab_attempt_counts_three_stars_and_a_replay_after_the_a
     def play(state: dict, rounds: int) -> dict:
         saved = None
         for i in range(rounds):
-            winners, shares = answers(chapter3.round_math(level, "en", i), game.SHARE_BUCKETS)
+            winners, shares = answers(formula_room.round_math(level, "en", i), game.SHARE_BUCKETS)
             with game.results_to(class_link.listener(state)):
                 out = rooms.answer("check", state, saved, {"winner": str(winners[0]), "share": str(shares[0])})
                 state, saved = out["session"], out["saved"]

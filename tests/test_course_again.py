@@ -10,6 +10,7 @@ from dragon import game
 from dragon.config import HEADS
 from dragon.levels.level import PANEL
 from dragon.levels.loader import LANGS, all_levels, get_level
+from ui.rooms import heads as heads_room
 from ui.rooms import sliders as play
 from ui.session import START_GATES
 from ui.strings import head_name
@@ -70,15 +71,14 @@ def test_the_panel_line_before_three_stars_names_the_heads_not_how_far(lang: str
 def test_the_quiz_table_of_real_models_is_shown_once_every_answer_is_checked() -> None:
     from dragon import api
     from dragon.levels.loader import get_level
-    from ui.rooms import facts_quiz
 
     level = get_level("3-4")
     facts = api.facts()
     gpt3 = next(m for m in facts["models"] if m["id"] == "gpt3-175b")
-    body = facts_quiz.quiz_html(level, "en", {"level": "3-4"})
+    body = heads_room.quiz_html(level, "en", {"level": "3-4"})
     assert lab_number(gpt3["total_heads"]) not in body  # the quiz asks for it: not printed beside the question
     answered = {qid: {"value": 1} for qid in level.quiz}
-    assert lab_number(gpt3["total_heads"]) in facts_quiz.quiz_html(level, "en", {"level": "3-4", "quiz": answered})
+    assert lab_number(gpt3["total_heads"]) in heads_room.quiz_html(level, "en", {"level": "3-4", "quiz": answered})
 
 
 def lab_number(n: int) -> str:
@@ -189,7 +189,7 @@ def test_the_badge_says_why_each_head_glows_and_which_levels_light_none() -> Non
     """Three stars dropped on 3-2 and 4-2 leave every head full: the badge says so, level by level, and names the
     levels that light no head (their stars count in the badge level's own stars)."""
     from dragon.lessons import badge as badge_lesson
-    from ui.rooms import chapter5
+    from ui.rooms import badge as badge_room
 
     progress = game.new_progress()
     levels = badge_lesson.head_levels()
@@ -197,7 +197,7 @@ def test_the_badge_says_why_each_head_glows_and_which_levels_light_none() -> Non
         progress["stars"][lid] = 3
     progress["stars"].update({"3-2": 1, "4-2": 2})
     for lang in ("zh", "en"):
-        out = chapter5.badge_panel(get_level("5-2"), lang, progress, {"level": "5-2", "made": True, "stars": 2}, "")
+        out = badge_room.badge_panel(get_level("5-2"), lang, progress, {"level": "5-2", "made": True, "stars": 2}, "")
         table = out.split('class="badge-why"', 1)[1].split("</table>", 1)[0]
         assert table.count("<tr>") == 1 + len(levels) and table.count("100%") == len(levels)  # every head full
         for ids in levels.values():
@@ -205,7 +205,7 @@ def test_the_badge_says_why_each_head_glows_and_which_levels_light_none() -> Non
         unlit = out.split('class="note badge-unlit"', 1)[1].split("</p>", 1)[0]
         assert "3-2" in unlit and "4-2" in unlit and "1-1" in unlit and "2-1" not in unlit
     progress["stars"]["2-1"] = 1  # a head's level below ★★★: that head is no longer full, and the table says why
-    out = chapter5.badge_panel(get_level("5-2"), "en", progress, {"level": "5-2", "made": True, "stars": 2}, "")
+    out = badge_room.badge_panel(get_level("5-2"), "en", progress, {"level": "5-2", "made": True, "stars": 2}, "")
     emotion = badge_lesson.mastery(progress)["emotion"]
     assert emotion < 1 and f"<td>{emotion:.0%}</td>" in out and "2-1 ★☆☆" in out
 
@@ -255,15 +255,15 @@ def test_5_1s_reading_question_is_not_answered_on_its_page(lang: str) -> None:
     """After the predictions, 5-1 asks how large the largest difference is and shows the tables to read it from; no
     sentence on that page names the difference (the findings that do come with the reading's check)."""
     from dragon import api
-    from ui.rooms import chapter5
+    from ui.rooms import positions as positions_room
 
     level = get_level("5-1")
     p = api.positions(level.text[lang], lang)
-    asked = html.unescape(chapter5.positions_panel(level, lang, game.new_progress(),
+    asked = html.unescape(positions_room.positions_panel(level, lang, game.new_progress(),
                                                    {"level": "5-1", "answers": {}, "points": 1}, ""))  # fmt: skip
     forms = printed_forms(p["max_diff_unpermuted_no_positions"])
     assert 'data-answer="read"' in asked and not [f for f in forms if f in asked]
-    read = html.unescape(chapter5.positions_panel(level, lang, game.new_progress(),
+    read = html.unescape(positions_room.positions_panel(level, lang, game.new_progress(),
                                                   {"level": "5-1", "answers": {}, "points": 1, "read": 0, "stars": 1},
                                                   ""))  # fmt: skip
     assert [f for f in forms if f in read]  # once read, the numbers are said (so the check above can fail)

@@ -1,4 +1,5 @@
-"""A class exam's lab rounds (dragon/levels/lab_variants.py, dragon/classroom/room.py): 3-1 and 4-1 ask questions drawn
+"""A class exam's lab rounds (dragon/classroom/lab_variants.py, dragon/classroom/room.py): 3-1 and 4-1 ask questions
+drawn
 for the
 round that the public game does not answer, a seeded lab trains a seed no public page or endpoint takes, and a lab
 whose answers stay the same on fresh numbers cannot be an exam round."""
@@ -11,18 +12,19 @@ from starlette.testclient import TestClient
 
 import app
 from dragon import api, game
+from dragon.classroom import lab_variants
 from dragon.classroom.room import draw_variant, examinable
 from dragon.classroom.store import ClassroomError
 from dragon.lessons import growing
 from dragon.lessons import head_math as head_math_lesson
-from dragon.levels import lab_variants
 from dragon.levels.loader import all_levels, get_level
 from dragon.margins import SHARE_MARGIN
 from tests.test_classroom import client, join, levels, opened, store, teacher
 from tests.test_classroom_store import BACKENDS, url  # noqa: F401
-from ui.rooms import chapter3, chapter4, lab
+from ui.rooms import crystal as crystal_room
+from ui.rooms import formula as formula_room
+from ui.rooms import lab, waits
 from ui.session import session_of
-from ui.widgets import waits
 
 assert BACKENDS and levels and store and client
 
@@ -81,7 +83,7 @@ def test_an_exam_of_3_1_asks_fresh_rounds_each_decided_by_a_clear_margin(lang: s
         assert len(winners) == 1 and len(shares) == 1  # one right answer each
         top = sorted(m["weights"], reverse=True)
         assert top[0] - top[1] >= SHARE_MARGIN
-    measured = head_math_lesson.measured(maths, [chapter3.map_row_diff(level, lang, m) for m in maths])
+    measured = head_math_lesson.measured(maths, [formula_room.map_row_diff(level, lang, m) for m in maths])
     untrue = [f.means for f in head_math_lesson.FINDINGS if f.always and not f.when(measured)]
     assert not untrue, untrue  # the level's why (shown on the board after the round) holds over these rounds too
 
@@ -92,15 +94,15 @@ def test_an_exam_attempt_of_3_1_is_played_and_scored_on_its_own_rounds() -> None
     rounds = lab_variants.formula_rounds("3-1", lang, seed)
     progress = game.new_progress()
     for i, r in enumerate(rounds):
-        body = chapter3.formula_panel(level, lang, progress, attempt, "")
+        body = formula_room.formula_panel(level, lang, progress, attempt, "")
         assert f"“{r.word}”" in body or r.word in body
         m = api.head_math(level.text[lang], lang, r.word, r.head)
         winners, shares = head_math_lesson.answers(m, game.SHARE_BUCKETS)
-        progress, attempt, note = chapter3.check_formula(level, lang, progress, attempt,
+        progress, attempt, note = formula_room.check_formula(level, lang, progress, attempt,
                                                          {"winner": str(winners[0]), "share": str(shares[0])})
         assert note == "" and attempt["done"][i]["points"] == 2
         if i + 1 < len(rounds):
-            progress, attempt, _ = chapter3.next_round(level, lang, progress, attempt, {})
+            progress, attempt, _ = formula_room.next_round(level, lang, progress, attempt, {})
     assert attempt["stars"] == 3
     # the public game's answers to its own rounds, given to the exam's rounds, do not pass
     public = [api.head_math(level.text[lang], lang, r.word, r.head) for r in level.rounds[lang]]
@@ -115,23 +117,24 @@ def test_an_exam_of_4_1_asks_a_fresh_pair_the_public_answer_does_not_pass(seed: 
     word, target = lab_variants.crystal_ask("4-1", seed)
     assert (word.lower(), target.lower()) != tuple(w.lower() for w in level.ask)
     attempt = lab.fixed_seed({"level": "4-1"}, seed)
-    r = chapter4.crystal_of(level, attempt)
+    r = crystal_room.crystal_of(level, attempt)
     assert (r["word"], r["target"]["token"]) == (word, target)
-    body = chapter4.crystal_panel(level, "en", game.new_progress(), attempt, "")
+    body = crystal_room.crystal_panel(level, "en", game.new_progress(), attempt, "")
     assert f"“{word}” → “{target}”" in body  # the exam line names the round's own pair
     public = api.lesson_head()  # the head the public game's answer names
     given = {"pick": f"{public['layer']},{public['head']}"}
-    _, picked, _ = chapter4.pick(level, "en", game.new_progress(), attempt, given)
+    _, picked, _ = crystal_room.pick(level, "en", game.new_progress(), attempt, given)
     assert picked["stars"] <= 1
     best = r["best"]
-    _, picked, _ = chapter4.pick(level, "en", game.new_progress(), attempt, {"pick": f"{best['layer']},{best['head']}"})
+    given = {"pick": f"{best['layer']},{best['head']}"}
+    _, picked, _ = crystal_room.pick(level, "en", game.new_progress(), attempt, given)
     assert picked["stars"] == 3
     second = r["top"][1]["weight"]
     assert best["weight"] - second >= SHARE_MARGIN and best["weight"] >= lab_variants.CRYSTAL_MIN_WEIGHT
 
 
 def test_every_refusal_a_class_raises_has_words_in_both_languages() -> None:
-    reasons = {m for path in [*ROOT.glob("dragon/*.py"), *ROOT.glob("ui/*.py")]
+    reasons = {m for path in [*ROOT.rglob("dragon/**/*.py"), *ROOT.rglob("ui/**/*.py")]
                for m in re.findall(r'ClassroomError\("([a-z_.]+)"', path.read_text(encoding="utf-8"))}  # fmt: skip
     page = (ROOT / "assets/ui/class.js").read_text(encoding="utf-8")
     assert {"exam.not_examinable", "exam.no_variant"} <= reasons

@@ -25,8 +25,10 @@ from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, get_level
 from dragon.runtime.device import best_device
 from dragon.runtime.shared import once
-from ui.rooms import chapter3
+from ui.rooms import formula as formula_room
 from ui.rooms import fusion as fusion_room
+from ui.rooms import heads as heads_room
+from ui.rooms import race as race_room
 from ui.strings import STRINGS, t
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,8 +48,8 @@ def failures(lesson, m: dict) -> list[str]:
 @pytest.mark.parametrize("lang", LANGS)
 def test_formula_findings_hold_on_the_rounds(lang: str) -> None:
     level = get_level("3-1")
-    rounds = [chapter3.round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
-    m = head_math_lesson.measured(rounds, [chapter3.map_row_diff(level, lang, r) for r in rounds])
+    rounds = [formula_room.round_math(level, lang, i) for i in range(len(level.rounds[lang]))]
+    m = head_math_lesson.measured(rounds, [formula_room.map_row_diff(level, lang, r) for r in rounds])
     assert failures(head_math_lesson, m) == []
     for r in rounds:  # the winner is the largest score, read straight off the row
         top = r["scores"].index(max(r["scores"]))
@@ -89,7 +91,7 @@ def test_race_page_says_what_the_race_found(races: list[dict]) -> None:
         i = r["lengths"].index(level.guess_at)
         attempt = {"level": "3-2", "guess": 2.0, "factor": 1.0, "guessed": 3, "result": r, "reference": {
             "runs": 5, "lo": 1.0, "hi": 2.0}}  # fmt: skip
-        body = chapter3.race_result_html(level, lang, game.new_progress(), attempt).replace("&#x27;", "'")
+        body = race_room.race_result_html(level, lang, game.new_progress(), attempt).replace("&#x27;", "'")
         said = findings.pick(race_lesson.FINDINGS, "fact", race_lesson.measured(r, level.guess_at))
         unsaid = ({"r_fact_faster", "r_fact_slower"} - {said}).pop()
         assert t(said, lang) in body and t(unsaid, lang) not in body and f"×{r['speedup'][i]:.2f}" in body
@@ -186,7 +188,7 @@ def test_heads_say_more_heads_stop_helping_only_when_measured() -> None:
     acc = m["accuracy"]
     gained = any(acc[h] > acc[m["few"]] for h in acc if h > m["few"])  # straight from the accuracies
     attempt = {"level": "3-4", "result": r, "ranking": r["heads"], "pairs": [10, 10], "read": 1, "stars": 3}
-    page = chapter3.heads_read_html(get_level("3-4"), "en", game.new_progress(), attempt, m)
+    page = heads_room.heads_read_html(get_level("3-4"), "en", game.new_progress(), attempt, m)
     lines = re.findall(r"<li>(.*?)</li>", page)
     assert len(lines) == 3 and lines[1].startswith("More heads still gained" if gained else "More heads than")
 
@@ -243,8 +245,8 @@ def test_findings_name_real_sentences_and_levels() -> None:
 def test_sentences_with_alternatives_reach_the_page_only_through_pick() -> None:
     """A sentence of a group is true only of some measurements: the UI names it only through findings.pick, never as
     a literal key (a literal would show it whatever was measured)."""
-    pages = ("chapter3.py", "fusion_room.py", "formula.py")
-    code = "".join((ROOT / "ui" / f).read_text(encoding="utf-8") for f in pages)
+    pages = ("formula.py", "race.py", "heads.py", "fusion.py", "formula_drawing.py")
+    code = "".join((ROOT / "ui" / "rooms" / f).read_text(encoding="utf-8") for f in pages)
     grouped = [f.key for f in finding_keys().values() if f.group]
     assert grouped and [k for k in grouped if re.search(rf"[\"']{k}[\"']", code)] == []
     groups = {f.group for f in finding_keys().values() if f.group}

@@ -27,7 +27,12 @@ from dragon.features import embed
 from dragon.lessons import crystal_ball, growing, own_sentence, positions, pruning, tower
 from dragon.levels.loader import get_level, load_levels
 from tests.test_own_sentence import KNOWN
-from ui.rooms import chapter4, chapter5, findings_text, own_sentence_box
+from ui.rooms import crystal as crystal_room
+from ui.rooms import findings_text
+from ui.rooms import grow as grow_room
+from ui.rooms import positions as positions_room
+from ui.rooms import prune as prune_room
+from ui.rooms import tower as tower_room
 from ui.strings import STRINGS, t
 
 SEEDS = (0, 1, 2)
@@ -112,7 +117,7 @@ def test_tower_findings_hold(tw: dict) -> None:
     near = [i for i, v in enumerate(adjacent) if v >= max(adjacent) - 0.05]  # the layers the game accepts
     shallow = near == list(range(len(near))) and len(near) <= 3
     assert findings.pick(tower.FINDINGS, "verdict", m) == ("tw_verdict_yes" if shallow else "tw_verdict_no")
-    lines = chapter4.tower_lines(tw, "en")  # the page says exactly the sentences that hold, filled in
+    lines = tower_room.tower_lines(tw, "en")  # the page says exactly the sentences that hold, filled in
     fill = findings_text.tower_fill(m, "en")
     assert lines == [t(k, "en", **fill) for k in findings.shown(tower.FINDINGS, m) if "." not in k]
     assert t("tw_rises", "en") not in lines  # the lesson's story is not told where the numbers deny it
@@ -144,7 +149,7 @@ def test_tower_sink_sentence_is_measured(tw: dict) -> None:
     parking = sum(v >= 0.5 for row in tw["per_head"]["special"] for v in row)
     assert parking >= 72 // 4  # "many heads park half or more on [CLS]/[SEP]": 33 of the 72 today
     assert [round(float(r), 3) for r in ratio[:, 0]] == [round(p["cls_value"], 3) for p in rows]
-    said = " ".join(chapter4.tower_lines(tw, "en"))
+    said = " ".join(tower_room.tower_lines(tw, "en"))
     assert "not zero" in said and f"{float(cls.min()):.0%}–{float(cls.max()):.0%}" in said
     why = get_level("4-2").why["en"]
     assert "not zero" in why and "just like" not in why
@@ -170,7 +175,7 @@ def test_growing_findings_hold(grown: tuple) -> None:
         if len(set(seen)) > 1:
             switched.add(h)
     assert set(m["switches"]) == switched
-    body = text_of(chapter4.grow_charts(run, "en"))
+    body = text_of(grow_room.grow_charts(run, "en"))
     assert (t("g_kept", "en", f="0.35") in body) == (not switched)
     assert all(f"head {h + 1}: " in body for h in switched)  # every head that switched is named
     if seed == 0:
@@ -182,7 +187,7 @@ def test_growing_findings_hold(grown: tuple) -> None:
     assert loss[-1] < loss[0] / 10 and spec[-1] > 5 * spec[0] and (profile.max(dim=1).values >= 0.5).sum() > 4
     cards = growing.stage_snapshots(run)
     attempt = {"level": "4-3", "run": run, "order": list(range(len(cards)))}
-    ask = chapter4.grow_panel(get_level("4-3"), "en", game.new_progress(), attempt, "")
+    ask = grow_room.grow_panel(get_level("4-3"), "en", game.new_progress(), attempt, "")
     assert f"The {len(cards)} snapshots below" in text_of(ask) and "average map" not in text_of(ask)
     assert all(len(c["maps"]) == run["heads"] for c in cards) and len({c["step"] for c in cards}) == len(cards)
 
@@ -213,7 +218,7 @@ def test_pruning_findings_hold(grown: tuple) -> None:
     sim.fill_diagonal_(-2)
     assert divmod(int(sim.argmax()), sim.shape[0]) in ((a, b), (b, a))  # the most alike pair, recomputed
     cheap = [i for i in (a, b) if cost[i] < 5]
-    said = text_of(chapter4.prune_answer(best, "en", {"measured": api.prune(best["patterns"][0], seed)}))
+    said = text_of(prune_room.prune_answer(best, "en", {"measured": api.prune(best["patterns"][0], seed)}))
     if len(cheap) == 1:
         assert f"only head {cheap[0] + 1} costs under 5 points" in said
     assert ("either goes" in said) == (len(cheap) == 2) and ("neither goes" in said) == (not cheap)
@@ -253,7 +258,7 @@ def test_positions_findings_hold(lang: str) -> None:
     assert heads < 1e-5 < given and out == pytest.approx(given, abs=1e-5)  # as built: the residual's input, not heads
     free_a, free_b = positions.position_free(a.tokens), positions.position_free(tuple(a.tokens[i] for i in perm))
     assert torch.equal(free_b[1:], free_a[1:][perm])  # "we take away everything about position": a's rows, reordered
-    said = text_of(chapter5.positions_numbers(p, lang))
+    said = text_of(positions_room.positions_numbers(p, lang))
     if lang == "en":
         assert "largest absolute difference between matching output numbers" in said and "by the residual" in said
         assert "“early in the text”" in said
@@ -274,7 +279,7 @@ def test_crystal_ball_findings_hold_on_the_level() -> None:
     assert reading.tokens[int(row.argmax())] == target  # the head found sends the word most to the target
     assert torch.allclose(reading.maps.sum(-1), torch.ones(()), atol=1e-4)  # words + [CLS] + [SEP] = the whole row
     attempt = {"level": "4-1", "pick": [b["layer"], b["head"]], "stars": 3}
-    body = text_of(chapter4.crystal_panel(level, "en", game.new_progress(), attempt, ""))
+    body = text_of(crystal_room.crystal_panel(level, "en", game.new_progress(), attempt, ""))
     assert "[CLS]/[SEP] are left out of the bars" in body and "whole row for" not in body
 
 
@@ -308,7 +313,7 @@ def test_own_sentence_findings_hold(sentence: str, word: str, means: str | None)
     else:
         want = "c_try_context_right" if d["tokens"][at].lower() == str(means).lower() else "c_try_context_wrong"
     assert findings.pick(own_sentence.FINDINGS, "context", m) == want
-    html = own_sentence_box.try_result("en", mine, api.lesson_head())
+    html = crystal_room.try_result("en", mine, api.lesson_head())
     assert "here too" not in html and "also gives" not in html  # the rule-built head is judged on its own
 
 
@@ -367,8 +372,9 @@ def test_the_page_picks_grouped_sentences_only_through_findings() -> None:
     """No UI module names a grouped sentence's key itself (it would be choosing it by hand): they come from pick or
     shown. The check can fail: the old `t("tw_rises" if … else "tw_not_steady")` named both."""
     grouped = {f.key for rules in ALL.values() for f in rules if f.group}
-    for name in ("chapter4.py", "chapter5.py", "own_sentence_box.py", "findings_text.py"):
-        src = (ROOT / "ui" / name).read_text(encoding="utf-8")
+    rooms_4_5 = ("loading", "crystal", "tower", "grow", "prune", "positions", "badge", "findings_text")
+    for name in rooms_4_5:
+        src = (ROOT / "ui" / "rooms" / f"{name}.py").read_text(encoding="utf-8")
         assert {k for k in grouped if f'"{k}"' in src} == set(), name
     old = 't("tw_rises" if f["distance_rises_every_layer"] else "tw_not_steady", lang)'
     assert {k for k in grouped if f'"{k}"' in old} == {"tw_rises", "tw_not_steady"}

@@ -114,10 +114,31 @@ def test_no_private_name_imported_from_another_module() -> None:
     assert bad == []
 
 
-def test_no_chapter_module_imports_another() -> None:
-    chapters = {m for m in FILES if m.startswith("ui.chapter")}
-    assert len(chapters) >= 3
-    bad = [f"{m} imports {t}" for m in chapters for t in graph()[m] if t in chapters]
+# ui/rooms/: one module per level kind (ROOMS' kinds, chapter 1's match, the slider levels) on a toolkit they share
+ROOM_TOOLKIT = {
+    "ui.rooms", "ui.rooms.registry", "ui.rooms.lab", "ui.rooms.rethink", "ui.rooms.rethinks", "ui.rooms.loading",
+    "ui.rooms.slider_views", "ui.rooms.findings_text", "ui.rooms.formula_drawing", "ui.rooms.waits",
+}  # fmt: skip
+
+
+def room_modules() -> set[str]:
+    return {m for m in FILES if m.startswith("ui.rooms.") and m not in ROOM_TOOLKIT}
+
+
+def test_every_lab_kind_has_its_own_room_module() -> None:
+    """registry.ROOMS maps each lab level kind to the module of its own name: adding a kind is adding its module."""
+    from ui.rooms.registry import ROOMS
+
+    for kind, room in ROOMS.items():
+        assert room.panel.__module__ == f"ui.rooms.{kind}", (kind, room.panel.__module__)
+        assert {a.fn.__module__ for a in room.actions.values()} == {f"ui.rooms.{kind}"}, kind
+    assert {f"ui.rooms.{k}" for k in ROOMS} | {"ui.rooms.match", "ui.rooms.sliders"} == room_modules()
+
+
+def test_no_room_imports_another() -> None:
+    rooms = room_modules()
+    assert len(rooms) >= 10
+    bad = [f"{m} imports {t}" for m in rooms for t in graph()[m] if t in rooms]
     assert bad == []
 
 
@@ -133,8 +154,8 @@ def test_core_imports_no_ui_and_no_gradio() -> None:
     assert bad == []
 
 
-def test_chapter_modules_are_small() -> None:
-    sizes = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in FILES.items() if m.startswith("ui.chapter")}
+def test_room_modules_are_small() -> None:
+    sizes = {m: len(FILES[m].read_text(encoding="utf-8").splitlines()) for m in room_modules() | ROOM_TOOLKIT}
     assert all(n < 450 for n in sizes.values()), sizes
 
 
@@ -156,10 +177,48 @@ def test_readme_lists_every_module_once_core_then_ui_then_app() -> None:
     assert layers == sorted(layers, key=("dragon", "ui", "app").index), "core, then UI, then app"
 
 
-def test_readme_lists_each_module_after_what_it_imports() -> None:
-    """Read top to bottom, the table is the layering: no module is listed before a module it imports."""
-    listed = readme_modules()
-    place = {m: i for i, m in enumerate(listed)}
+def readme_folders() -> list[str]:
+    """The folder rows of README's module table, in its order (`| **`dragon/text/`** | … |`; app.py is the last)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"^\| \*\*`([\w/.]+)`\*\* \|", text, re.M)
+
+
+def folder_of(module: str) -> str:
+    path = FILES[module].relative_to(ROOT)
+    return "app.py" if module == "app" else f"{path.parent.as_posix()}/"
+
+
+def test_readme_lists_the_modules_by_folder_and_every_folder_has_its_role() -> None:
+    """Each module sits under its folder's row, the folders in layer order; each folder is a package whose
+    docstring says its role."""
+    folders, listed = readme_folders(), readme_modules()
+    code_folders = {folder_of(m) for m in FILES if m.split(".")[0] in ("dragon", "ui", "app")}
+    assert sorted(folders) == sorted(code_folders), "a folder with no row in README's table, or a row for none"
+    runs = [folder_of(m) for m in listed]
+    grouped = [f for i, f in enumerate(runs) if i == 0 or f != runs[i - 1]]
+    assert grouped == folders, "README lists each folder's modules together, under the folder's row, in its order"
+    for f in folders[:-1]:
+        init = ROOT / f / "__init__.py"
+        assert init.exists() and init.read_text(encoding="utf-8").startswith('"""'), f
+
+
+# imports up the table, each with its reason (a test below fails when one is no longer made)
+UPWARD = {
+    ("dragon.lessons.badge", "dragon.levels.loader"): "5-2's badge is about the course: the levels that train a head",
+    ("dragon.lessons.own_sentence", "dragon.levels.loader"): "4-1's own-sentence verdict is read beside the level's",
+}
+LAYER_TOPS = ("dragon/", "ui/")  # a layer's top level (the engine and the API; the page shell) names its folders
+
+
+def upward_imports() -> set[tuple[str, str]]:
+    place = {f: i for i, f in enumerate(readme_folders())}
     edges = graph()
-    late = [f"{m} imports {t}, listed below it" for m in listed for t in edges[m] if place[t] > place[m]]
-    assert late == []
+    code = [m for m in edges if m.split(".")[0] in ("dragon", "ui", "app") and folder_of(m) not in LAYER_TOPS]
+    return {(m, t) for m in code for t in edges[m]
+            if t.split(".")[0] in ("dragon", "ui") and place[folder_of(t)] > place[folder_of(m)]}  # fmt: skip
+
+
+def test_the_layers_hold_between_folders() -> None:
+    """A folder imports only folders listed above it in README, or itself: the table read top to bottom is the
+    layering (the engine's top level is read as one with the packages it names)."""
+    assert upward_imports() == set(UPWARD), "an import up README's table (or a reason for one no longer made)"

@@ -8,7 +8,7 @@ import pytest
 from dragon import api
 from dragon.lessons import own_sentence as lesson
 from dragon.levels.loader import get_level
-from ui.rooms import own_sentence_box
+from ui.rooms import crystal as crystal_room
 from ui.rooms import registry as rooms
 from ui.strings import t
 
@@ -58,11 +58,11 @@ def test_the_measured_cases_of_the_lesson_and_the_issue() -> None:
 def test_the_page_says_the_verdict_and_no_mostly_below_half(sentence: str, word: str, means: str | None, lang) -> None:
     level = get_level("4-1")
     attempt = {"level": "4-1", "pick": [3, 1]}
-    box = own_sentence_box.try_sentence(level, lang, attempt, {"text": sentence, "word": word, "means": means or "is"})
+    box = crystal_room.try_sentence(level, lang, attempt, {"text": sentence, "word": word, "means": means or "is"})
     mine = box["try"]
     assert box["try_note"] == "" and "judged" in mine
     j = mine["judged"]
-    html = own_sentence_box.try_result(lang, mine, api.lesson_head())
+    html = crystal_room.try_result(lang, mine, api.lesson_head())
     said = re.search(r'<div class="result-head try-head"[^>]*>(.*?)</div>', html).group(1)
     assert f'data-verdict="{j["verdict"]}"' in html
     right, wrong, unsure = ("答对了", "答错了", "拿不准") if lang == "zh" else ("is right", "is wrong", "is unsure")
@@ -101,9 +101,9 @@ def test_a_referent_must_be_another_word_of_the_sentence() -> None:
             api.crystal_ball("The cat sat on the mat because it was tired.", "it", referent=bad)
     level, attempt = get_level("4-1"), {"level": "4-1", "pick": [3, 1]}
     for lang, words in (("zh", "不是句子里的另一个词"), ("en", "is not another word of the sentence")):
-        note = own_sentence_box.try_sentence(level, lang, attempt, {"text": "It sat.", "word": "it", "means": "dog"})
+        note = crystal_room.try_sentence(level, lang, attempt, {"text": "It sat.", "word": "it", "means": "dog"})
         assert words in note["try_note"] and "sat / ." in note["try_note"]  # the sentence's words, to choose from
-        note = own_sentence_box.try_sentence(level, lang, attempt, {"text": "It sat.", "word": "it", "means": ""})
+        note = crystal_room.try_sentence(level, lang, attempt, {"text": "It sat.", "word": "it", "means": ""})
         assert t("c_err_means", lang) in note["try_note"]
 
 

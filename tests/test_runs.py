@@ -1,4 +1,4 @@
-"""The server's lane (dragon/runtime/lane.py) and the waits it gives the page (ui/widgets/waits.py): one run at a time,
+"""The server's lane (dragon/runtime/lane.py) and the waits it gives the page (ui/rooms/waits.py): one run at a time,
 races first,
 a known result shared at once, the same numbers as a fresh run with that seed, a new seed trained afresh, and a
 waiting player told what runs, how far it is and their place in the queue, in the language on screen."""
@@ -18,8 +18,8 @@ from dragon.runtime import lane as runs
 from dragon.runtime.lane import Lane, LaneFullError
 from tests.lane import answered
 from ui.rooms import registry as rooms
+from ui.rooms import waits
 from ui.strings import t
-from ui.widgets import waits
 from ui.widgets.draw import esc
 
 SHORT = Experiment(steps=60, curve_points=6, eval_size=64, heads=(1, 2, 4))  # a few seconds on a CPU

@@ -5,8 +5,8 @@ import gradio as gr
 from ui import components
 from ui.rooms import registry as rooms
 from ui.rooms.sliders import live, on_event_loop
+from ui.rooms.waits import wait
 from ui.strings import i18n_key
-from ui.widgets.waits import wait
 
 
 def build(i18n: gr.I18n) -> dict[str, gr.components.Component]:

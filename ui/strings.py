@@ -622,7 +622,7 @@ STRINGS.update({
     "snap_back": ("往前 {k} 个位置", "{k} back"),
 })  # fmt: skip
 
-# --- the server's lane: waits for a run, and where a shown run came from (ui/widgets/waits.py) ----------------------------
+# --- the server's lane: waits for a run, and where a shown run came from (ui/rooms/waits.py) ----------------------------
 STRINGS.update({
     "w_3-2": ("赛跑（现在计时）", "The race, timed now"),
     "w_3-4": ("训练 3-4 的五条龙{seed}", "Training 3-4's five dragons{seed}"),

@@ -32,7 +32,7 @@ function answersOnPanel() {
   return answers;
 }
 
-// A run on its way in the server's lane (ui/widgets/waits.py): ask the server function `wait` about it every data-poll ms and
+// A run on its way in the server's lane (ui/rooms/waits.py): ask the server function `wait` about it every data-poll ms and
 // draw what it says (what runs, how far, the place in the queue, the live curve); once it is done, send the event
 // that asked for it again (data-then), which now finds the result. One poll at a time; a new panel starts afresh.
 let polling = null;

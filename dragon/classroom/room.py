@@ -34,7 +34,7 @@ BOARDS_KEPT = 256  # class boards kept for that, the least recently read dropped
 LINKS_SHOWN = 3  # what a student's head finds: its strongest links between two different words
 SEEDED_KINDS = ("heads", "grow", "prune")  # labs whose answers come from a seeded training: an exam draws a fresh seed
 FRESH_KINDS = ("formula", "crystal")  # labs whose questions an exam draws afresh from its seed
-# (dragon/levels/lab_variants.py)
+# (dragon/classroom/lab_variants.py)
 # Every other lab asks what is the same on any fresh numbers — a law of the architecture (3-3 fusion, 5-1 positions),
 # the tower's figures over fixed sentences (4-2), a timing the public race draws at every length (3-2), chapter 1's
 # fixed readings — so the public game answers it and it cannot be an exam round.
@@ -152,7 +152,8 @@ def member_seed(seed: int, token: str) -> int:
 
 def examinable(level: Level) -> bool:
     """Whether a level can be an exam round: a slider level (a fresh target), a seeded training (a fresh seed) or a lab
-    whose questions are drawn afresh (3-1, 4-1: dragon/levels/lab_variants.py). Any other lab asks what is the same on
+    whose questions are drawn afresh (3-1, 4-1: dragon/classroom/lab_variants.py). Any other lab asks what is the same
+    on
     any
     fresh numbers, so the public game would answer it."""
     return level.sliders or level.kind in SEEDED_KINDS or level.kind in FRESH_KINDS

@@ -8,8 +8,7 @@ import unicodedata
 from pathlib import Path
 
 from dragon.checks import brief, check_lang
-from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
-from dragon.levels.level import LANGS
+from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS, LANGS
 from dragon.levels.loader import load_levels
 from dragon.markup import esc
 

@@ -188,7 +188,6 @@ def work_reading(result: dict) -> str:
 
 # --- what 3-2 says about a race, as data (dragon/findings.py): each sentence with the condition that makes it true ---
 
-LENGTH_MATTERS = 1.5  # "how much faster depends on the length": the speed-ups across lengths differ by this factor
 
 
 def measured(result: dict, at: int | None = None) -> dict:
@@ -205,7 +204,6 @@ def measured(result: dict, at: int | None = None) -> dict:
         "flops_one_head": flops("batched", T, result["d_model"], 1),  # one head of d_head = d_model
         "pieces": (result["matmuls_loop"], result["matmuls_batched"]),
         "work": work_reading(result),
-        "length_factor": max(speedups) / min(speedups),
         "one_thread_short": speedups[0] if one_thread else None,  # the shortest length, timed on one CPU thread
     }
 
@@ -224,8 +222,5 @@ FINDINGS: tuple[Finding, ...] = (
             "the why: the batched path does its work in fewer matrix products than the loop", always=True),
     Finding("why:3-2:one_thread", lambda m: m["one_thread_short"] is None or m["one_thread_short"] > 1,
             "the why: fewer calls save time even on one CPU thread (checked on races timed at one thread)",
-            always=True),
-    Finding("why:3-2:length", lambda m: m["length_factor"] >= LENGTH_MATTERS,
-            f"the why: how much faster depends on the length (speed-ups differ by ×{LENGTH_MATTERS:g} or more)",
             always=True),
 )  # fmt: skip

@@ -2,9 +2,11 @@
 
 from dataclasses import dataclass
 
-from dragon.config import HEADS
+from dragon.config import (
+    HEADS,
+    LANGS,  # noqa: F401  (the loader and its users take it from here too)
+)
 
-LANGS = ("zh", "en")
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
 # chapter 3's labs: formula (predict a head's softmax winner), race (guess the batched speed-up), fusion (order
 # concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz)

@@ -21,7 +21,7 @@ STEP_KEYS = ("concat", "w_o", "residual")
 FUSION_POINTS = 3  # the order, the keep guess, the reach guess
 
 
-def rule_html(lang: str) -> str:
+def rule_html(level: Level, lang: str) -> str:
     """The star rule: reading the picture passes the level, the three predictions add the rest (game.read_stars)."""
     return lab.star_rule(lang, "rule_read", n=FUSION_POINTS)
 
@@ -88,7 +88,7 @@ def fusion_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
         side = switches + "".join(setting_html(f, m, w, r, lang, read) for w in (True, False) for r in (True, False))
     check = "" if checked else lab.button("predict", t("check", lang))
     main = lab.note(t("computed_on", lang, device=lab.device_label(f["device"], lang))) + ask + lab.checking(
-        level, lang, progress, attempt, check=check, result=result, rule_line=rule_html(lang))  # fmt: skip
+        level, lang, progress, attempt, check=check, result=result, rule_line=rule_html(level, lang))  # fmt: skip
     return lab.two_columns("fusion", main, side, side_cls="fusion-lab")
 
 

@@ -32,7 +32,7 @@ HIDDEN = {"body": "", "kind": ""}  # the lab component when the level on screen 
 class Action:
     """What one button of a room does. `scored`: it can change the player's progress (an unscored one, a quiz or a
     try-your-own, leaves it alone). An action that times or trains hands its run to the server's lane
-    (dragon/runtime/lane.py) and answers at once: the page shows the wait (ui/widgets/waits.py) and asks again."""
+    (dragon/runtime/lane.py) and answers at once: the page shows the wait (ui/rooms/waits.py) and asks again."""
 
     fn: Callable[..., Outcome | None]
     scored: bool = True
@@ -360,7 +360,7 @@ def end(level: Level, lang: str, progress: dict, earned: int) -> str:
 
 
 def waiting(run_id: str, then: str, lang: str, poll_ms: int, body: str) -> str:
-    """The block that stands for a run on its way in the server's lane (ui/widgets/waits.py draws `body`): the page asks
+    """The block that stands for a run on its way in the server's lane (ui/rooms/waits.py draws `body`): the page asks
     about run_id every poll_ms and, once it is done, sends the event `then` again."""
     return (
         f'<div class="wait-box" role="status" aria-live="polite" data-wait="{esc(run_id)}" data-then="{esc(then)}" '

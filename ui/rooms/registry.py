@@ -10,43 +10,52 @@ from collections.abc import Callable
 from dragon import api, game
 from dragon.levels.loader import Level, all_levels, get_level
 from dragon.runtime.lane import LANE, LaneFullError, Run
-from ui.rooms import chapter3, chapter4, chapter5, facts_quiz, lab, own_sentence_box, rethink, rethinks
+from ui.rooms import badge as badge_room
+from ui.rooms import crystal as crystal_room
+from ui.rooms import formula as formula_room
 from ui.rooms import fusion as fusion_room
+from ui.rooms import grow as grow_room
+from ui.rooms import heads as heads_room
+from ui.rooms import lab, rethink, rethinks, waits
+from ui.rooms import loading as loading_room
+from ui.rooms import positions as positions_room
+from ui.rooms import prune as prune_room
+from ui.rooms import race as race_room
+from ui.rooms import tower as tower_room
 from ui.rooms.lab import Action, Attempt, Outcome, Room
 from ui.session import EventData, Saved, State, carried, session_of
 from ui.strings import t
 from ui.top import progress_props
-from ui.widgets import waits
 from ui.widgets.draw import esc
 
 ROOMS: dict[str, Room] = {
     # chapter 3: predict, then the real computation
-    "formula": Room(chapter3.formula_panel, {"check": Action(chapter3.check_formula), "round": Action(chapter3.next_round)}),
-    "race": Room(chapter3.race_panel, {"race": Action(chapter3.run_race),
-                                       "check": Action(chapter3.check_race)},
+    "formula": Room(formula_room.formula_panel, {"check": Action(formula_room.check_formula), "round": Action(formula_room.next_round)}),
+    "race": Room(race_room.race_panel, {"race": Action(race_room.run_race),
+                                       "check": Action(race_room.check_race)},
                  rethink=rethinks.RACE),
     "fusion": Room(fusion_room.fusion_panel, {"predict": Action(fusion_room.predict_fusion),
                                               "check": Action(fusion_room.read_fusion)},
                    rethink=rethinks.FUSION),
-    "heads": Room(chapter3.heads_panel, {"train": Action(chapter3.train),
-                                         "check": Action(chapter3.read_heads),
-                                         "quiz": Action(facts_quiz.check, scored=False)},
+    "heads": Room(heads_room.heads_panel, {"train": Action(heads_room.train),
+                                         "check": Action(heads_room.read_heads),
+                                         "quiz": Action(heads_room.check, scored=False)},
                   rethink=rethinks.HEADS),
     # chapter 4: the real pretrained model, and heads trained live
-    "crystal": Room(chapter4.crystal_panel, {"pick": Action(chapter4.pick),
-                                             "try": Action(own_sentence_box.try_own, scored=False)},
-                    needs=chapter4.CRYSTAL_NEEDS),
-    "tower": Room(chapter4.tower_panel, {"predict": Action(chapter4.predict_tower), "check": Action(chapter4.read_tower)},
-                  needs=chapter4.TOWER_NEEDS, rethink=rethinks.TOWER),
-    "grow": Room(chapter4.grow_panel, {"grow": Action(chapter4.grow),
-                                       "stages": Action(chapter4.label_stages)}),
-    "prune": Room(chapter4.prune_panel, {"measure": Action(chapter4.measure), "submit": Action(chapter4.submit_pruning)},
-                  needs=chapter4.PRUNE_NEEDS),
+    "crystal": Room(crystal_room.crystal_panel, {"pick": Action(crystal_room.pick),
+                                             "try": Action(crystal_room.try_own, scored=False)},
+                    needs=loading_room.CRYSTAL_NEEDS),
+    "tower": Room(tower_room.tower_panel, {"predict": Action(tower_room.predict_tower), "check": Action(tower_room.read_tower)},
+                  needs=loading_room.TOWER_NEEDS, rethink=rethinks.TOWER),
+    "grow": Room(grow_room.grow_panel, {"grow": Action(grow_room.grow),
+                                       "stages": Action(grow_room.label_stages)}),
+    "prune": Room(prune_room.prune_panel, {"measure": Action(prune_room.measure), "submit": Action(prune_room.submit_pruning)},
+                  needs=loading_room.PRUNE_NEEDS),
     # chapter 5
-    "positions": Room(chapter5.positions_panel, {"predict": Action(chapter5.predict_positions),
-                                                 "check": Action(chapter5.read_positions)},
+    "positions": Room(positions_room.positions_panel, {"predict": Action(positions_room.predict_positions),
+                                                 "check": Action(positions_room.read_positions)},
                       rethink=rethinks.POSITIONS),
-    "badge": Room(chapter5.badge_panel, {"badge": Action(chapter5.make_badge)}),
+    "badge": Room(badge_room.badge_panel, {"badge": Action(badge_room.make_badge)}),
 }  # fmt: skip
 
 
@@ -80,7 +89,7 @@ def warm_up() -> list[Run]:
     labs = [lv for lv in all_levels().values() if lv.kind in ROOMS]
     runs = [need_run(lv) for lv in labs if ROOMS[lv.kind].needs]
     runs += [api.race_reference_run(lv.guess_at) for lv in labs if lv.kind == "race"]
-    return [*runs, api.heads_run(0), api.grow_run(api.GROW_STEPS, chapter4.SEED)]
+    return [*runs, api.heads_run(0), api.grow_run(api.GROW_STEPS, loading_room.SEED)]
 
 
 EVERY_ROOM = {"again": Action(lab.again)}

@@ -12,10 +12,11 @@ from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.lessons.race import REFERENCE_RUNS
 from dragon.levels.loader import Level
-from ui.rooms import chapter3, lab
+from ui.rooms import heads as heads_room
+from ui.rooms import lab, waits
+from ui.rooms import race as race_room
 from ui.rooms.lab import Attempt
 from ui.strings import t
-from ui.widgets import waits
 
 # --- 5-1: three differences on another pair ---------------------------------------------------------------------------
 
@@ -159,7 +160,7 @@ def race_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: dic
     guess = held.get("guess", measured["answers"]["guess"] if measured else None)
     locked = guess is not None
     field = lab.number_field("s_guess", t("r_guess", lang, t=asked["T"]), "" if guess is None else format(guess, "g"),
-                             *chapter3.GUESS_RANGE, unit="×", cls="guess", locked=locked)  # fmt: skip
+                             *race_room.GUESS_RANGE, unit="×", cls="guess", locked=locked)  # fmt: skip
     head = lab.question(t("r_rt_setup", lang, t=asked["T"], n=REFERENCE_RUNS))
     if measured is None:
         return head + field + waits.box_of(held, lang, "rethink")
@@ -173,9 +174,9 @@ def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, asked:
     """The guess, then REFERENCE_RUNS races at the new length in the server's lane (the wait box meanwhile): right
     when the guess is within the ★★★ factor of their range (game.GUESS_FACTORS[0])."""
     held = attempt["rethink"]
-    guess = held.get("guess") if "waiting" in held else chapter3.parse_guess(data.get("s_guess"))
+    guess = held.get("guess") if "waiting" in held else race_room.parse_guess(data.get("s_guess"))
     if guess is None:
-        lo, hi = chapter3.GUESS_RANGE
+        lo, hi = race_room.GUESS_RANGE
         return t("r_bad", lang, lo=f"{lo:g}", hi=f"{hi:g}")
     run, refused = waits.follow(held, lambda: api.race_reference_run(asked["T"]), lang)
     if run is None:
@@ -221,7 +222,7 @@ def check_heads(level: Level, lang: str, progress: dict, attempt: Attempt, asked
     held = attempt["rethink"]
     heads = list(api.EXPERIMENT.heads)
     given = {f"r{i}": data.get(f"s_r{i}") for i in range(len(heads))}
-    ranking = held.get("ranking") if "waiting" in held else chapter3.parse_ranking(given, heads)
+    ranking = held.get("ranking") if "waiting" in held else heads_room.parse_ranking(given, heads)
     if ranking is None:
         return t("h_bad", lang)
     run, refused = waits.follow(held, lambda: api.heads_run(asked["seed"]), lang)

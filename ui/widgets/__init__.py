@@ -1,1 +1,1 @@
-"""Drawings the rooms share: the dragon, heat maps, charts, tensors, the 72-heads grid, the waits."""
+"""Drawings the rooms share: the dragon, heat maps, charts, tensors, the 72-heads grid."""

@@ -1,9 +1,8 @@
-"""4-1's own-sentence box: the player's sentence, a pronoun in it and the word they say it means; the real head
-found on the lesson's sentence is judged there (right / wrong / unsure, from its numbers), our dragon's rule-built
-Context head beside it. No stars: the level was won by the pick. Every sentence about the numbers is one of
-dragon/lessons/own_sentence.py's findings, chosen on its measured values."""
+"""4-1 the crystal ball: which of the real model's 72 heads ties a pronoun to what it means (colour before the
+pick, numbers after), and the player's own sentence (ui/rooms/py)."""
 
-from dragon import api, findings
+from dragon import api, findings, game
+from dragon.classroom import lab_variants
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import own_sentence as sentence_lesson
 from dragon.lessons.own_sentence import MARGIN, SentenceError, judge, own_sentence
@@ -12,7 +11,76 @@ from ui.rooms import lab
 from ui.rooms.lab import Attempt, Outcome
 from ui.strings import t
 from ui.widgets.charts import bars_html
-from ui.widgets.tensors import row_bars
+from ui.widgets.draw import star_text
+from ui.widgets.heads_grid import detail_box, heads_grid, ranking_html
+from ui.widgets.tensors import row_bars, words_key
+
+
+def crystal_rule(lang: str) -> str:
+    p1, p2 = game.CRYSTAL_SHARES
+    return lab.star_rule(lang, "rule_crystal", s3=star_text(game.crystal_stars(1.0, 1.0)), p2=f"{p2:.0%}",
+                         s2=star_text(game.crystal_stars(p2, 1.0)), p1=f"{p1:.0%}", s1=star_text(game.crystal_stars(p1, 1.0)))  # fmt: skip
+
+
+def crystal_of(level: Level, attempt: Attempt | None = None) -> dict:
+    """4-1's sentence read by the real model for the level's word and referent, or in a class exam for the pair drawn
+    for the round's seed (dragon/classroom/lab_variants.py)."""
+    exam = attempt is not None and attempt.get("fixed_seed")
+    word, target = lab_variants.crystal_ask(level.id, attempt["seed"]) if exam else level.ask
+    return api.crystal_ball(level.text["en"], word, target)
+
+
+def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
+    r = crystal_of(level, attempt)
+    q, tg = r["position"], r["target"]["position"]
+    picked = attempt.get("pick")
+    best = r["best"]
+    grid = heads_grid(r, lang, picked, best_shown=picked is not None)
+    if picked is not None:  # the pick made: any head read out with its numbers, the heads ranked by this link
+        grid += detail_box(r, lang) + ranking_html(r, lang, tg)
+    intro = t("c_intro", lang, word=r["word"], target=r["target"]["token"], model=r["model"], L=r["layers"], H=r["heads"])
+    if attempt.get("fixed_seed"):  # the story asks the level's own pair; this exam round asks another
+        intro = t("c_exam", lang, word=r["word"], target=r["target"]["token"], ask_word=level.ask[0],
+                          ask_target=level.ask[1]) + " " + intro
+    result = note
+    if picked is not None:
+        li, hi = picked
+        w = r["attention"][li][hi][tg]
+        order = sorted(((r["attention"][a][b][tg], a, b) for a in range(r["layers"]) for b in range(r["heads"])), reverse=True)
+        rank = 1 + sum(v > w for v, _, _ in order)
+        said = t("c_result", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"], target=r["target"]["token"], w=f"{w:.2f}",
+                 rank=rank, n=len(order), best=best["name"], bw=format(best["weight"], ".2f"))  # fmt: skip
+        result += (
+            lab.verdict(said, weight=f"{w:.4f}") + lab.end(level, lang, progress, int(attempt.get("stars", 0)))
+            + lab.caption(t("c_row", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"], s=f"{r['cls'][li][hi] + r['sep'][li][hi]:.2f}"))
+            + row_bars(r["tokens"], r["attention"][li][hi], "#1f4e9c")
+        )  # fmt: skip
+    try_box = try_html(lang, attempt, best) if picked is not None else ""
+    seconds = format(crystal_lesson.load_seconds(), ".1f")
+    return lab.room(
+        "crystal", lab.note(intro), crystal_rule(lang), lab.note(t("c_key", lang)), words_key(r["tokens"], tg, q), grid,
+        lab.checking(level, lang, progress, attempt, check="", result=result), try_box,
+        lab.note(t("c_model", lang, model=r["model"], package=r["package"], licence=t("c_licence", lang), s=seconds)),
+    )  # fmt: skip
+
+
+def pick(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
+    if "pick" in attempt:
+        return progress, attempt, ""
+    try:
+        li, hi = (int(x) for x in str(data.get("pick", "")).split(","))
+    except ValueError:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    r = crystal_of(level, attempt)
+    if not (0 <= li < r["layers"] and 0 <= hi < r["heads"]):
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    w = r["attention"][li][hi][r["target"]["position"]]
+    earned = min(game.crystal_stars(w, r["best"]["weight"]), lab.answer_cap(progress, level.id))
+    progress = lab.record(progress, level, 100.0 * w / r["best"]["weight"], earned)
+    return progress, {**attempt, "pick": [li, hi], "stars": earned}, ""
+
+
+# --- 4-1's own-sentence box: the player's sentence, a pronoun in it and what they say it means ---------------------
 
 
 def try_html(lang: str, attempt: Attempt, best: dict) -> str:
@@ -94,4 +162,3 @@ def try_own(level: Level, lang: str, progress: dict, attempt: Attempt, data: dic
     if "pick" not in attempt:
         return None
     return progress, try_sentence(level, lang, attempt, data), ""
-
