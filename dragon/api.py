@@ -392,12 +392,12 @@ def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
 
 
 def badge(progress: dict, name: str | None = None, lang: str = "zh") -> dict:
-    """The 多头注意力徽章 as SVG: each head glows by the player's mastery (mean stars over the levels that
-    exercise it); the name is escaped and cut at 24 characters."""
+    """The 多头注意力徽章 as SVG: each head glows by the player's mastery (mean stars over the levels whose `lang`
+    text exercises it); the name is escaped and cut at 24 characters."""
     return {
         "svg": badge_lesson.badge_svg(progress, name, lang),
-        "mastery": badge_lesson.mastery(progress),
-        "levels": {h: list(ids) for h, ids in badge_lesson.head_levels().items()},
+        "mastery": badge_lesson.mastery(progress, lang),
+        "levels": {h: list(ids) for h, ids in badge_lesson.head_levels(lang).items()},
         "name": badge_lesson.clean_name(name),
         "lang": lang,
     }

@@ -37,3 +37,23 @@ def client(app_url):
     from gradio_client import Client
 
     return Client(app_url, verbose=False)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole session (each test opens its own contexts): the system one, or CHROMIUM_PATH;
+    where none exists the browser tests skip with the reason, and in CI they fail instead."""
+    from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS
+
+    if not CHROMIUM:
+        reason = "no Chromium found (install Debian's chromium or set CHROMIUM_PATH)"
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests must run in CI: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()

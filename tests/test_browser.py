@@ -27,22 +27,6 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM:
-        reason = "no Chromium found (install Debian's chromium or set CHROMIUM_PATH)"
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests must run in CI: {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
 def opening(browser, app_url: str, ready):
     """The generator behind the page fixtures: opener(query, size="desktop", **context options) → a page of the app,
     made ready by `ready(page)`; contexts are closed afterwards and page errors fail the test."""

@@ -11,7 +11,7 @@ from dragon import api, game
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.loader import get_level
-from tests.test_browser import SIZES, browser, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
+from tests.test_browser import SIZES, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
 from ui.rooms import formula as formula_room
 from ui.rooms import formula_drawing as formula
 from ui.rooms import fusion as fusion_room
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def open_lab(browser, app_url):  # noqa: F811
+def open_lab(browser, app_url):
     """open_lab(query, size) → a page of the app on a chapter-3 lab, ready; page errors fail the test."""
     yield from opening(browser, app_url, wait_lab)
 

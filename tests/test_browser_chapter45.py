@@ -11,7 +11,7 @@ from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.loader import get_level
-from tests.test_browser import browser, in_view, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
+from tests.test_browser import in_view, shot, text_sizes_below
 from tests.test_browser_chapter3 import open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
 
 pytestmark = pytest.mark.browser
@@ -170,7 +170,7 @@ def test_crystal_ball_long_and_bad_own_sentences_zh_phone(open_lab) -> None:  # 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_badge_title_fits_its_disc_measured_in_the_browser(browser, lang) -> None:  # noqa: F811
+def test_badge_title_fits_its_disc_measured_in_the_browser(browser, lang) -> None:
     """Each title line, as Chromium lays it out, lies inside the disc's inner ring at its top edge."""
     from dragon.lessons import badge
 

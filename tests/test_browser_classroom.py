@@ -18,7 +18,7 @@ from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.claims import top_words
 from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
-from tests.test_browser import SIZES, browser, in_view, open_page, shot, wait_score, win  # noqa: F401  (fixtures)
+from tests.test_browser import SIZES, in_view, open_page, shot, wait_score, win  # noqa: F401  (fixtures)
 from tests.test_browser_chapter3 import MOBILE, open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
 from ui.rooms import formula as formula_room
 from ui.rooms import fusion as fusion_room

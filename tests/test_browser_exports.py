@@ -21,7 +21,7 @@ from dragon import api
 from dragon.config import HEADS
 from dragon.levels.loader import get_level
 from dragon.scoring import score, stars
-from tests.test_browser import ARTIFACTS, browser, open_page  # noqa: F401  (fixtures)
+from tests.test_browser import ARTIFACTS, open_page  # noqa: F401  (fixtures)
 from ui.strings import head_name, t
 from ui.teacher.exports import font_stack, maps_figure_svg
 from ui.teacher.report import report_html
@@ -35,7 +35,7 @@ A4_CONTENT = (680, 1009)  # A4 less 15 mm margins, in CSS px: what one printed p
 
 
 @pytest.fixture
-def page(browser):  # noqa: F811
+def page(browser):
     context = browser.new_context(viewport={"width": A4_CONTENT[0], "height": A4_CONTENT[1]}, accept_downloads=True)
     errors = []
     p = context.new_page()

@@ -6,7 +6,7 @@ import json
 import httpx
 import pytest
 
-from tests.test_browser import browser, open_page  # noqa: F401  (fixtures)
+from tests.test_browser import open_page  # noqa: F401  (fixtures)
 from ui.strings import t
 
 pytestmark = pytest.mark.browser

@@ -3,7 +3,7 @@ frame 60 times a second for good, on every student's device."""
 
 import pytest
 
-from tests.test_browser import SIZES, browser  # noqa: F401  (browser: a fixture)
+from tests.test_browser import SIZES
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +22,7 @@ COUNT_FRAMES = r"""(() => {  // before the page's scripts: count the frames that
 
 
 @pytest.mark.parametrize("level", ["2-1", "4-3"])
-def test_an_idle_page_asks_for_almost_no_frames(browser, app_url, level: str) -> None:  # noqa: F811
+def test_an_idle_page_asks_for_almost_no_frames(browser, app_url, level: str) -> None:
     width, height = SIZES["desktop"]
     context = browser.new_context(viewport={"width": width, "height": height})
     try:

@@ -21,7 +21,7 @@ from dragon import api
 from dragon.config import HEADS
 from dragon.lessons.badge import clean_name
 from dragon.levels import teacher as teacher_levels
-from tests.test_browser import SIZES, browser, shot, wait_ready  # noqa: F401  (browser: a fixture)
+from tests.test_browser import SIZES, shot, wait_ready  # noqa: F401  (browser: a fixture)
 from tests.test_browser_teacher import ready_any  # whatever the link opened is drawn
 from tests.test_browser_teacher import set_gates as teacher_set_gates
 from ui.strings import t
@@ -122,7 +122,7 @@ class Watched:
 
 
 @pytest.fixture
-def hostile(browser, app_url):  # noqa: F811
+def hostile(browser, app_url):
     """hostile(query or URL, size="desktop", ready=ready_any, go=True) → a Watched page of the app in a fresh context
     (go=False: opened but not waited for, so several pages load at once)."""
     made: list[Watched] = []

@@ -15,7 +15,7 @@ from dragon.config import HEADS
 from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.loader import get_level, load_levels
-from tests.test_browser import SIZES, browser, shot  # noqa: F401  (browser: a fixture)
+from tests.test_browser import SIZES, shot
 from tests.test_browser_injection import fair_target, set_gates
 from tests.test_browser_teacher import ready_any
 from ui.rooms import sliders as play
@@ -52,7 +52,7 @@ NEVER = """(never) => {
 class Player:
     """One browser context of its own, watched for what must never show in it."""
 
-    def __init__(self, browser, app_url: str, query: str, never: list[str]):  # noqa: F811
+    def __init__(self, browser, app_url: str, query: str, never: list[str]):
         width, height = SIZES["desktop"]
         self.context = browser.new_context(viewport={"width": width, "height": height})
         self.found: list[str] = []
@@ -83,7 +83,7 @@ class Player:
 
 
 @pytest.fixture
-def players(browser, app_url):  # noqa: F811
+def players(browser, app_url):
     made: list[Player] = []
 
     def open_player(query: str, never: list[str]) -> Player:

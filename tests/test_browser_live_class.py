@@ -13,7 +13,7 @@ import pytest
 
 from dragon.config import HEAD_NAMES
 from dragon.levels.loader import get_level, load_levels
-from tests.test_browser import ARTIFACTS, SIZES, browser, shot  # noqa: F401  (browser: a fixture)
+from tests.test_browser import ARTIFACTS, SIZES, shot
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +24,7 @@ DRAGON, EVERYONE = "2-1", "2-3"
 
 
 @pytest.fixture
-def contexts(browser):  # noqa: F811
+def contexts(browser):
     made, dialogs, errors = [], [], []
 
     def new(size: str):

@@ -19,7 +19,7 @@ import pytest
 from dragon import game
 from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
-from tests.test_browser import browser, in_view, open_page, shot, wait_ready  # noqa: F401  (fixtures)
+from tests.test_browser import in_view, open_page, shot, wait_ready  # noqa: F401  (fixtures)
 from ui.strings import t
 
 pytestmark = pytest.mark.browser

@@ -12,7 +12,7 @@ from dragon.config import HEADS
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.loader import get_level
 from dragon.scoring import score
-from tests.test_browser import browser, in_view, opening, shot  # noqa: F401  (browser: the fixture)
+from tests.test_browser import in_view, opening, shot
 from ui.strings import t
 from ui.widgets.draw import shown_score
 
@@ -38,7 +38,7 @@ def ready_any(page) -> None:
 
 
 @pytest.fixture
-def open_any(browser, app_url):  # noqa: F811
+def open_any(browser, app_url):
     yield from opening(browser, app_url, ready_any)
 
 
@@ -61,7 +61,7 @@ def set_gates(page, gates: list[float]) -> None:
     )
 
 
-def test_the_sandbox_reads_any_text_and_makes_a_level_that_a_fresh_browser_opens_by_its_share_link(open_any, browser):  # noqa: F811
+def test_the_sandbox_reads_any_text_and_makes_a_level_that_a_fresh_browser_opens_by_its_share_link(open_any, browser):
     page = open_any(f"sandbox=1&lang=zh&text={urllib.parse.quote(SENTENCE)}")
     page.wait_for_selector("#sandbox .top-words")
     truth = dragon.analyze(SENTENCE, "auto")
@@ -352,7 +352,7 @@ def test_axe_finds_nothing_serious_in_the_sandbox_and_the_teachers_box(open_any,
     assert found == [], summary(found)
 
 
-def test_opening_the_page_runs_only_its_own_start_never_the_teachers_open(browser, app_url) -> None:  # noqa: F811
+def test_opening_the_page_runs_only_its_own_start_never_the_teachers_open(browser, app_url) -> None:
     """Gradio runs every event named "load" as a page starts: the box's button is "open", so a page's start sends
     one event (the boot), and the box stays closed with no message, in either language."""
     for lang in ("en", "zh"):

@@ -4,7 +4,7 @@ it. At 390 × 844, touch and mobile emulation on: the game's panel, and a live c
 
 import pytest
 
-from tests.test_browser import SIZES, browser, open_page  # noqa: F401  (fixtures)
+from tests.test_browser import SIZES, open_page  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 PHONE = {"has_touch": True, "is_mobile": True}
@@ -57,7 +57,7 @@ def test_a_sideways_drag_and_a_tap_move_the_slider(open_page) -> None:  # noqa: 
     assert float(slider.input_value()) < dragged - 0.3
 
 
-def test_on_a_class_page_a_swipe_scrolls_and_a_drag_plays(browser, app_url: str) -> None:  # noqa: F811
+def test_on_a_class_page_a_swipe_scrolls_and_a_drag_plays(browser, app_url: str) -> None:
     teacher_context = browser.new_context(viewport={"width": 1366, "height": 900})
     width, height = SIZES["phone"]
     phone_context = browser.new_context(viewport={"width": width, "height": height}, **PHONE)

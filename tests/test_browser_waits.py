@@ -10,14 +10,14 @@ import pytest
 from dragon import api
 from dragon.lessons.heads_experiment import Experiment
 from dragon.runtime import lane as runs
-from tests.test_browser import browser, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
+from tests.test_browser import opening, shot, text_sizes_below
 from ui.strings import t
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def open_lab(browser, app_url):  # noqa: F811
+def open_lab(browser, app_url):
     def ready(page) -> None:
         page.wait_for_selector("#top .level-title")
         page.wait_for_selector("#lab .mhd-lab:not([hidden])")

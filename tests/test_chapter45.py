@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dragon import api, game
+from dragon.config import HEADS
 from dragon.lessons import badge
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import own_sentence as sentence_lesson
@@ -289,12 +290,15 @@ def test_the_answers_once_shown_cap_a_fresh_try_at_one_star(level_id, lang, pred
     assert done["session"]["lab"]["stars"] == 3  # this try was answered before the figures showed: full stars
 
 
-def test_the_badge_table_says_when_a_level_trains_a_head_in_one_text_only() -> None:
-    """2-9's Chinese dialogue trains Space (书包“里”), its English one Time ("now"): each row says which text it is."""
-    assert badge.only_in() == {("time", "2-9"): "en", ("space", "2-9"): "zh"}
+def test_the_badge_credits_what_the_pages_text_of_a_level_trains() -> None:
+    """2-9's Chinese dialogue trains Space (书包“里”), its English one Time ("now"): each page's badge and its table
+    credit the head that page's text trains, never the other's."""
+    zh, en = badge.head_levels("zh"), badge.head_levels("en")
+    assert "2-9" in zh["space"] and "2-9" not in zh["time"] and "2-9" in en["time"] and "2-9" not in en["space"]
+    assert set(badge.head_levels()["time"]) == set(zh["time"]) | set(en["time"])  # the API without a language: either
     progress = game.record(game.new_progress(), "2-9", 96, 3)
-    pages = (("en", "2-9 (in the Chinese text) ★★★", "2-9 ★★★"), ("zh", "2-9 ★★★", "2-9（英文版） ★★★"))
-    for lang, space, time in pages:
+    for lang, trained, other in (("zh", 5, 4), ("en", 4, 5)):
         rows = {row.split("</th>")[0].split(">")[-1]: row for row in badge_room.badge_why(progress, lang).split("<tr>")}
-        assert space in rows[head_label(5, lang)] and time in rows[head_label(4, lang)]
-        assert "(in the" not in rows[head_label(7, lang)] and "版" not in rows[head_label(7, lang)]
+        assert "2-9 ★★★" in rows[head_label(trained, lang)] and "2-9" not in rows[head_label(other, lang)]
+        m = badge.mastery(progress, lang)
+        assert m[HEADS[trained]] > 0 and m[HEADS[other]] == 0

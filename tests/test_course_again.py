@@ -267,3 +267,28 @@ def test_5_1s_reading_question_is_not_answered_on_its_page(lang: str) -> None:
                                                   {"level": "5-1", "answers": {}, "points": 1, "read": 0, "stars": 1},
                                                   ""))  # fmt: skip
     assert [f for f in forms if f in read]  # once read, the numbers are said (so the check above can fail)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_silhouettes_words_say_how_the_target_differs_and_how_to_get_there(lang: str) -> None:
+    """Before ★★★ a bar's words say higher / lower / about the same, as the silhouette shows it; a head already at
+    full that needs a higher share is told to turn the others down (a share is a part of the whole)."""
+    from dragon.engine import default_dragon
+    from ui.rooms import slider_views
+    from ui.strings import t
+    from ui.widgets import draw
+
+    level = get_level("2-3")
+    reading = default_dragon().read(level.text[lang], level.reads_as(lang))
+    gates = [1.0] * len(HEADS)  # every slider at full: the target's big heads need the others turned down
+    mine, goal = slider_views.profiles(reading, gates, level.target_for(lang))
+    body = html.unescape(slider_views.comparison(level, reading, gates, lang, exact=False))
+    for i in range(len(HEADS)):
+        cue = draw.share_cue(mine[i], goal[i], lang, full=True)
+        if goal[i] - mine[i] >= draw.SAME_SHARE_CUE:
+            assert cue == t("cue_full", lang)
+        elif mine[i] - goal[i] >= draw.SAME_SHARE_CUE:
+            assert cue == t("cue_less", lang)
+        assert cue in body
+    assert t("cue_full", lang) in body  # this start does need it
+    assert draw.share_cue(0.2, 0.5, lang) == t("cue_more", lang)  # a head not at full is simply told higher

@@ -58,7 +58,7 @@ NOT_FINDINGS = {
         "pos_next", "b_name", "b_go", "b_svg", "b_png", "tw_mark", "c_tag_picked", "c_tag_best", "c_exam",
         "c_detail_help", "c_detail_title", "c_rank_title", "pos_rt_setup", "pos_rt_back", "pos_rt_place",
         "pos_rt_heads", "pos_rt_k_back", "pos_rt_k_place", "pos_rt_k_heads", "tw_rt_setup", "tw_rt_nearest",
-        "b_why_title", "b_why_head", "b_why_light", "b_why_levels", "b_why_only",
+        "b_why_title", "b_why_head", "b_why_light", "b_why_levels",
     },
     "list items and feature names inside a finding's sentence": {
         "g_switch_item", "g_split_item", "p_alone_item", "p_twin_item", "p_lonely_item", "pos_f_early", "pos_f_pron",

@@ -31,35 +31,21 @@ CJK_FONTS = (
 
 
 @functools.cache
-def head_levels() -> dict[str, tuple[str, ...]]:
-    """head → the levels that exercise it: slider levels whose target gives it ≥ 0.2 (in either language), and
-    match levels with a finding the head makes."""
+def head_levels(lang: str | None = None) -> dict[str, tuple[str, ...]]:
+    """head → the levels that exercise it: slider levels whose target in `lang`'s text gives it ≥ 0.2 (in either
+    language when None: 2-9 trains Space in the Chinese dialogue, Time in the English one), and match levels with a
+    finding the head makes. A badge is drawn for its page's language: it credits what that text of a level trains."""
+    langs = LANGS if lang is None else (check_lang(lang),)
     out: dict[str, list[str]] = {h: [] for h in HEADS}
     for chapter in load_levels():
         for lv in chapter.levels:
             if lv.sliders:
                 for i, head in enumerate(HEADS):
-                    if max(lv.target_for(lang)[i] for lang in ("zh", "en")) >= SPEAKS:
+                    if max(lv.target_for(x)[i] for x in langs) >= SPEAKS:
                         out[head].append(lv.id)
             for head in {f.expect for f in lv.findings if f.expect}:
                 out[head].append(lv.id)
     return {h: tuple(ids) for h, ids in out.items()}
-
-
-@functools.cache
-def only_in() -> dict[tuple[str, str], str]:
-    """(head, level id) → the one language whose text trains that head there (a slider level whose two targets
-    differ, as 2-9's: Space in the Chinese dialogue, Time in the English); a pair trained in both is not listed."""
-    out: dict[tuple[str, str], str] = {}
-    for chapter in load_levels():
-        for lv in chapter.levels:
-            if not lv.sliders:
-                continue
-            for i, head in enumerate(HEADS):
-                langs = [lang for lang in ("zh", "en") if lv.target_for(lang)[i] >= SPEAKS]
-                if len(langs) == 1:
-                    out[(head, lv.id)] = langs[0]
-    return out
 
 
 def check_stars(progress: object) -> dict[str, int]:
@@ -73,12 +59,13 @@ def check_stars(progress: object) -> dict[str, int]:
     return {k: int(v) for k, v in stars.items()}
 
 
-def mastery(progress: dict) -> dict[str, float]:
-    """head → mean stars / 3 over the levels that exercise it (a level not yet played counts 0)."""
+def mastery(progress: dict, lang: str | None = None) -> dict[str, float]:
+    """head → mean stars / 3 over the levels that exercise it in `lang`'s texts (head_levels; a level not yet played
+    counts 0)."""
     stars = check_stars(progress)
     return {
         head: round(sum(stars.get(i, 0) for i in ids) / (3 * len(ids)), 4) if ids else 0.0
-        for head, ids in head_levels().items()
+        for head, ids in head_levels(lang).items()
     }
 
 
@@ -120,7 +107,7 @@ def bezier(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, fl
 def badge_svg(progress: dict, name: str | None = None, lang: str = "zh") -> str:
     """The badge as a standalone SVG document: each head's opacity and glow follow its mastery."""
     li = LANGS.index(check_lang(lang))
-    m = mastery(progress)
+    m = mastery(progress, lang)
     who = clean_name(name)
     total = sum(check_stars(progress).values())
     parts = [
@@ -241,7 +228,7 @@ def badge_png(progress: dict, name: str | None = None, lang: str = "zh", scale: 
     from PIL import Image, ImageDraw, ImageFilter, ImageFont  # Pillow comes with gradio; imported only here
 
     li = LANGS.index(check_lang(lang))
-    m = mastery(progress)
+    m = mastery(progress, lang)
     total = sum(check_stars(progress).values())
     who = clean_name(name)
     font_file = cjk_font()

@@ -29,23 +29,15 @@ def badge_share(progress: dict, lang: str) -> str:
     return lab.note(line, "badge-share", stars=game.badge_stars(progress))
 
 
-def only_note(head: str, level_id: str, lang: str) -> str:
-    """" (in the Chinese text)" after a level that trains this head only in the other language's text (2-9's Space
-    on an English page): what this page's text of the level does not show."""
-    only = badge_lesson.only_in().get((head, level_id))
-    return t("b_why_only", lang, text=t(f"lang_{only}", lang)) if only and only != lang else ""
-
-
 def badge_why(progress: dict, lang: str) -> str:
     """Why each head glows as it does: its mastery, and the levels that exercise it with the stars held there; the
     levels that train no single head (1-1, the labs) are named: they count in this level's stars, not in a light."""
-    mastery, levels = badge_lesson.mastery(progress), badge_lesson.head_levels()
+    mastery, levels = badge_lesson.mastery(progress, lang), badge_lesson.head_levels(lang)
     lit = {lid for ids in levels.values() for lid in ids}
     unlit = [lv.id for c in load_levels() if c.number in game.BADGE_CHAPTERS for lv in c.levels if lv.id not in lit]
     rows = []
     for i, head in enumerate(HEADS):
-        held = " · ".join(f"{lid}{only_note(head, lid, lang)} {star_text(int(progress['stars'].get(lid, 0)))}"
-                          for lid in levels[head])  # fmt: skip
+        held = " · ".join(f"{lid} {star_text(int(progress['stars'].get(lid, 0)))}" for lid in levels[head])
         rows.append(f"<tr><th>{esc(head_label(i, lang))}</th><td>{mastery[head]:.0%}</td><td>{esc(held or '—')}</td></tr>")
     head = f"<tr><th>{esc(t('b_why_head', lang))}</th><th>{esc(t('b_why_light', lang))}</th><th>{esc(t('b_why_levels', lang))}</th></tr>"
     return (
@@ -65,7 +57,7 @@ def badge_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     if attempt.get("made"):
         svg = badge_lesson.badge_svg(progress, name, lang)
         png = badge_lesson.badge_png(progress, name, lang)
-        bright = sum(v >= 0.5 for v in badge_lesson.mastery(progress).values())
+        bright = sum(v >= 0.5 for v in badge_lesson.mastery(progress, lang).values())
         links = lab.buttons(
             download("mhd-badge-svg", "dragon-badge.svg", "image/svg+xml", svg.encode("utf-8"), t("b_svg", lang)),
             download("mhd-badge-png", "dragon-badge.png", "image/png", png, t("b_png", lang)),

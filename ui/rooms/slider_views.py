@@ -199,7 +199,7 @@ def comparison(level: Level, reading: Reading, gates, lang: str, exact: bool = F
     target = level.target_for(lang)
     if level.show == "silhouette":
         mine, goal = profiles(reading, gates, target)
-        return profile_html(mine, goal, silent_of(reading), lang, exact) + (
+        return profile_html(mine, goal, silent_of(reading), lang, exact, [float(g) for g in gates]) + (
             f'<p class="note">{esc(t("profile_note", lang))}</p>'
         )
     return highlight_html(reading, gates, target, lang)

@@ -105,15 +105,18 @@ def gauge_html(score: float, stars: int, best: float | None, cap: int, lang: str
 SAME_SHARE_CUE = 0.02  # a target share this close to yours is "about the same" in the bar's words
 
 
-def share_cue(mine: float, target: float, lang: str) -> str:
-    """The target's share said as the silhouette shows it: higher, lower or about the same as yours."""
+def share_cue(mine: float, target: float, lang: str, full: bool = False) -> str:
+    """The target's share said as the silhouette shows it: higher, lower or about the same as yours. A share is a
+    part of the whole: when the head's slider is already `full`, a higher share comes from turning the others down."""
     if abs(target - mine) < SAME_SHARE_CUE:
         return t("cue_same", lang)
-    return t("cue_more" if target > mine else "cue_less", lang)
+    if target > mine:
+        return t("cue_full" if full else "cue_more", lang)
+    return t("cue_less", lang)
 
 
 def profile_html(mine: list[float], target: list[float] | None, silent: list[str], lang: str,
-                 exact: bool = True) -> str:  # fmt: skip
+                 exact: bool = True, gates: list[float] | None = None) -> str:  # fmt: skip
     """Each head's share of the fused output: yours as coloured bars, the target (if any) as grey dashed silhouettes.
     Not `exact` (the level not won at ★★★, its answer not asked for): the words beside a bar say the target's share
     as the silhouette shows it (higher, lower, about the same), not its number, which would give the weights away."""
@@ -129,7 +132,7 @@ def profile_html(mine: list[float], target: list[float] | None, silent: list[str
         elif exact:
             tip = t("share_tip", lang, name=name, mine=f"{mine[i]:.2f}", target=f"{target[i]:.2f}")
         else:
-            tip = t("share_tip_cue", lang, name=name, mine=f"{mine[i]:.2f}", cue=share_cue(mine[i], target[i], lang))
+            tip = t("share_tip_cue", lang, name=name, mine=f"{mine[i]:.2f}", cue=share_cue(mine[i], target[i], lang, gates is not None and gates[i] >= 1.0))
         rows.append(
             f'<div class="prow{" quiet" if quiet else ""}" title="{esc(tip)}">'
             f'<span class="pname">{esc(NUMERALS[i] + " " + head_name(head, lang))}</span>'
