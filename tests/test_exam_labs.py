@@ -136,10 +136,16 @@ def test_an_exam_of_4_1_asks_a_fresh_pair_the_public_answer_does_not_pass(seed: 
 def test_every_refusal_a_class_raises_has_words_in_both_languages() -> None:
     reasons = {m for path in [*ROOT.rglob("dragon/**/*.py"), *ROOT.rglob("ui/**/*.py")]
                for m in re.findall(r'ClassroomError\("([a-z_.]+)"', path.read_text(encoding="utf-8"))}  # fmt: skip
-    page = (ROOT / "assets/ui/class.js").read_text(encoding="utf-8")
+    from ui.live_class.routes import page
+    from ui.strings import class_tables
+
+    words = class_tables()  # the class page's words: one table with the game's (ui/strings.py, class.errors.*)
     assert {"exam.not_examinable", "exam.no_variant"} <= reasons
     for reason in reasons:
-        assert page.count(f'"{reason}":') == 2, reason  # zh and en
+        assert words["zh"]["errors"].get(reason) and words["en"]["errors"].get(reason), reason
+        assert words["zh"]["errors"][reason] != words["en"]["errors"][reason], reason
+    served = page("join")
+    assert words["en"]["errors"]["exam.no_variant"] in served and "const T = {" not in served  # given, not retyped
 
 
 def test_each_member_of_an_exam_of_3_1_is_asked_their_own_rounds(client: TestClient, store) -> None:

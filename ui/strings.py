@@ -670,6 +670,153 @@ NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
 
 
+
+# --- the live class's page (assets/ui/class.js, given them by ui/live_class/routes.py): class.<key>, its round kinds
+# class.kinds.<kind> and the words for each refusal the class's rules raise, class.errors.<reason> ------------------
+STRINGS.update({
+    "class.home": ("← 回到游戏", "← Back to the game"),
+    "class.title": ("多头龙的秘密 · 课堂", "The Multi-Head Dragon · Live class"),
+    "class.start_lead": ("开一堂课：全班扫码或输入课堂码加入，每位同学就是龙的一个头。", "Open a class: everyone joins with the code or the QR code, and each student becomes one of the dragon's heads."),
+    "class.start": ("开始一堂课", "Start a class"),
+    "class.code_label": ("课堂码", "Class code"),
+    "class.join_at": ("加入：", "Join at"),
+    "class.joined": ("已加入", "Joined"),
+    "class.secret_summary": ("老师链接（保密）", "Teacher link (secret)"),
+    "class.secret_help": ("这是控制这堂课的唯一方式：只给自己留着。刷新或换电脑时用它回来。", "The only way to control this class: keep it to yourself. Use it to come back after a reload or on another computer."),
+    "class.dragon_mode": ("全班一条龙", "Class dragon"),
+    "class.dragon_help": ("每位同学拿到一个头（超过八人时每个头一队，取队员滑块的平均）。全班合力到 ★★★ 即获胜。", "Every student gets one head (with more than eight, a team per head: the mean of its members' sliders). The class wins together at ★★★."),
+    "class.everyone_mode": ("人人闯关", "Everyone plays"),
+    "class.everyone_help": ("全班同学的页面都打开这一关，各自来玩；投影上显示每个星级有多少人。", "Every student's page opens this level to play alone; the projector shows how many stand at each star count."),
+    "class.level": ("关卡", "Level"),
+    "class.teacher_code": ("或老师关卡的分享码", "or a teacher level's share code"),
+    "class.text_lang": ("文本语言", "Text language"),
+    "class.start_round": ("开始这一轮", "Start the round"),
+    "class.class_settings": ("课堂设置", "Class settings"),
+    "class.show_names": ("投影上显示名字", "Names on the projector"),
+    "class.exam": ("考试模式（不给提示和答案）", "Exam mode (no hints or answers)"),
+    "class.end_round": ("结束这一轮", "End the round"),
+    "class.csv": ("导出成绩 CSV", "Export results (CSV)"),
+    "class.hide_controls": ("只显示投影画面", "Projector view only"),
+    "class.show_controls": ("显示控制", "Show the controls"),
+    "class.end_class": ("结束课堂并删除数据", "End the class and delete its data"),
+    "class.confirm_end": ("结束这堂课？全部名单和成绩会立即删除。", "End this class? Its list of names and its results are deleted at once."),
+    "class.nickname": ("昵称（最多 20 个字）", "Nickname (at most 20 characters)"),
+    "class.join": ("加入课堂", "Join the class"),
+    "class.you_are": ("你是", "You are"),
+    "class.class": ("课堂", "class"),
+    "class.leave": ("退出", "Leave"),
+    "class.waiting": ("等老师开始这一轮……", "Waiting for the teacher to start a round…"),
+    "class.no_members": ("还没有同学加入。", "No one has joined yet."),
+    "class.class_score": ("全班得分", "Class score"),
+    "class.won": ("全班一起赢了！★★★", "The class won together! ★★★"),
+    "class.your_head": ("你的头", "Your head"),
+    "class.team": ("队里人数", "team size"),
+    "class.class_value": ("全队平均", "team mean"),
+    "class.finds": ("这个头在文中最强的联系（真实注意力）：", "This head's strongest links in the text (its real attention):"),
+    "class.hears": ("课文说这个头听到（占它在不同词之间注意力的比例）：", "The lesson says this head hears (its share of attention between different words):"),
+    "class.hears_silent": ("这个头在这段文字里是安静的。", "This head is silent in this text."),
+    "class.moved": ("已动", "moved"),
+    "class.not_moved": ("未动", "not moved yet"),
+    "class.target": ("目标", "target"),
+    "class.stars_count": ("各星级人数", "Students at each star count"),
+    "class.not_played": ("还没玩", "not yet"),
+    "class.players": ("名单", "Players"),
+    "class.spread": ("全班每个头的取值（箱线）与目标（◆）", "The class's value of each head (box) and the target (◆)"),
+    "class.round": ("轮", "Round"),
+    "class.kind": ("方式", "Mode"),
+    "class.played": ("玩过", "Played"),
+    "class.mean_best": ("平均最高分", "Mean best"),
+    "class.class_best": ("全班最高", "Class best"),
+    "class.summary": ("每轮小结", "Each round"),
+    "class.your_score": ("你的得分", "Your score"),
+    "class.best": ("最高", "best"),
+    "class.hint": ("提示（少一颗可得的星）", "Hint (one star fewer reachable)"),
+    "class.hint_says": ("提示：把{head}往{dir}调。", "Hint: move {head} {dir}."),
+    "class.up": ("上", "up"),
+    "class.down": ("下", "down"),
+    "class.play_in_game": ("在下面的游戏里玩这一关：服务器给的星会记到课堂里。", "Play this level in the game below: the stars the server gives count for the class."),
+    "class.exam_on": ("考试模式：没有提示。", "Exam mode: no hints."),
+    "class.exam_lab": ("考试轮：没有提示，这一关的题目是为这一轮新抽的。检查会显示答案，之后再玩最多 ★。", "Exam round: no hints, and this level's questions are drawn for this round. Checking shows the answers; another try earns at most ★."),
+    "class.ended": ("这一轮已结束。等老师开始下一轮。", "This round has ended. Wait for the teacher's next one."),
+    "class.round_ended": ("这一轮已结束", "the round has ended"),
+    "class.removed": ("你已不在这堂课里（被移出、课已结束或已过期）。", "You are no longer in this class (removed, ended or expired)."),
+    "class.no_round": ("还没有开始任何一轮：在下面选一种玩法和关卡，点“开始这一轮”。", "No round yet: pick a mode and a level below, then click “Start the round”."),
+    "class.no_round_projector": ("还没有开始任何一轮：扫码或输入课堂码加入，等老师开始。", "No round yet: join with the QR code or the class code, and wait for the teacher to start one."),
+    "class.join_other": ("加入另一堂课", "Join another class"),
+    "class.dragon_goal": ("怎么玩：拖动你的头的滑块。全班的得分＝所有头合在一起的输出有多接近这一关的目标；每个头要调到合适的大小，大家一起让得分到 95（★★★）。", "How to play: drag your head's slider. The class score says how close the fused output of all the heads is to this level's target; set each head just right, together, to reach 95 (★★★)."),
+    "class.everyone_goal": ("怎么玩：调这八个头的滑块，让龙的合成输出接近这一关的目标；得分 70 是 ★，85 是 ★★，95 是 ★★★。", "How to play: set the eight heads' sliders so the dragon's fused output comes close to this level's target; a score of 70 is ★, 85 is ★★, 95 is ★★★."),
+    "class.links_even": ("它在这里把注意力平均分给了这些词：", "Here it spreads its attention evenly over these words:"),
+    "class.projector_link": ("投影链接：", "Projector link:"),
+    "class.projector_help": ("投影上请打开这个链接，不要打开老师链接：它只能看，不能控制课堂，也看不到成绩表。", "Put this link, not the teacher link, on the projector: it only shows the class, it can control nothing and read no results."),
+    "class.copy": ("复制", "Copy"),
+    "class.copied": ("已复制投影链接。", "Projector link copied."),
+    "class.copy_failed": ("没能自动复制：请选中链接自己复制。", "Could not copy it: select the link and copy it yourself."),
+    "class.open_projector": ("在新窗口打开", "Open in a new window"),
+    "class.projector_link_label": ("投影链接", "Projector link"),
+    "class.teacher_link_label": ("老师链接", "Teacher link"),
+    "class.remove_selected": ("移出所选同学", "Remove the selected"),
+    "class.removed_n": ("已移出 {n} 位同学。", "Removed {n} students."),
+    "class.remove_one": ("移出 {name}", "Remove {name}"),
+    "class.select_one": ("选中 {name}", "Select {name}"),
+    "class.left": ("已退出", "left"),
+    "class.lock_joins": ("锁定加入（新同学不能再加入）", "Lock joins (no one new can join)"),
+    "class.class_size": ("课堂人数上限（2–200）", "Class size (2–200)"),
+    "class.size_bad": ("人数上限是 2 到 200 之间的整数。", "The class size is a whole number from 2 to 200."),
+    "class.show_target": ("在投影上显示目标", "Show the target on the projector"),
+    "class.exam_badge": ("考试", "exam"),
+    "class.no_exam": ("不能考试", "not for an exam"),
+    "class.holders": ("拿着这个头：", "Held by:"),
+    "class.nobody": ("没有人", "no one"),
+    "class.have_played": ("已动过：", "Have moved:"),
+    "class.not_moved_yet": ("还没动：", "Not yet:"),
+    "class.progress": ("每位同学的进度", "Each student's progress"),
+    "class.started": ("已打开", "opened"),
+    "class.answered": ("已作答", "answered"),
+    "class.student": ("同学", "Student"),
+    "class.stars": ("星", "Stars"),
+    "class.target_vs": ("目标 {target} · 全班 {class}", "target {target} · class {class}"),
+    "class.why_title": ("全班讨论时间：为什么是这个目标？", "Time for the class discussion: why this target?"),
+    "class.spread_open": ("全班每个头的取值（箱线）", "The class's value of each head (box)"),
+    "class.projector_bad": ("这个投影链接不完整：请在老师页面上重新复制。", "This projector link is incomplete: copy it again from the teacher's page."),
+    "class.projector_title": ("投影", "Projector"),
+    "class.net_unsaved": ("连不上服务器：你刚才的移动还没保存，服务器一回来就会自动重发。", "Cannot reach the server: your last move is not saved yet; it is sent again as soon as the server is back."),
+    "class.resent": ("服务器回来了：你的移动已经发送。", "The server is back: your move was sent."),
+    "class.not_saved": ("你在断线时的移动没有保存：{reason}", "Your move made while the server was away was not saved: {reason}"),
+    "class.exam_round": ("考试轮：没有提示，这一轮结束前不显示目标。", "Exam round: no hints, and the target stays hidden until the round ends."),
+    "class.kinds.dragon": ("全班一条龙", "Class dragon"),
+    "class.kinds.everyone": ("人人闯关", "Everyone plays"),
+    "class.errors.class.unknown": ("没有这个课堂码（可能已结束或过期）。", "No class has this code (it may have ended or expired)."),
+    "class.errors.member.unknown": ("你已不在这堂课里。", "You are no longer in this class."),
+    "class.errors.teacher.wrong_secret": ("老师链接不对。", "This teacher link is not right."),
+    "class.errors.nickname.empty": ("请输入昵称。", "Type a nickname."),
+    "class.errors.nickname.taken": ("这个昵称已经有人用了，换一个吧。", "Someone in the class has this nickname: pick another."),
+    "class.errors.nickname.too_long": ("昵称最多 {limit} 个字。", "A nickname has at most {limit} characters."),
+    "class.errors.nickname.hidden": ("昵称里有看不见的字符，请重新输入。", "The nickname has invisible characters: type it again."),
+    "class.errors.class.full": ("课堂已满（最多 {limit} 人）。", "The class is full (at most {limit})."),
+    "class.errors.move.too_fast": ("慢一点：{wait_s} 秒后再动。", "A little slower: move again in {wait_s} s."),
+    "class.errors.round.ended": ("这一轮已结束。", "This round has ended."),
+    "class.errors.round.unknown": ("这一轮不存在。", "There is no such round."),
+    "class.errors.round.kind": ("这一轮不是这种玩法。", "This round is played another way."),
+    "class.errors.round.no_members": ("还没有同学加入，不能开始全班一条龙。", "No one has joined yet: a class dragon needs students."),
+    "class.errors.head.none": ("这个头不是你的。", "That head is not yours."),
+    "class.errors.hint.exam": ("考试模式：没有提示。", "Exam mode: no hints."),
+    "class.errors.class.opens": ("这个地址一小时内开的课太多了（最多 {limit}）。", "This address opened too many classes this hour (at most {limit})."),
+    "class.errors.class.locked": ("老师锁定了这堂课：现在不能加入。", "The teacher has locked this class: no one new can join now."),
+    "class.errors.member.removed": ("你已被移出这堂课，不能再加入。", "You were removed from this class and cannot join it again."),
+    "class.errors.nickname.no_letter": ("昵称里至少要有一个看得见的字、字母或数字。", "A nickname needs at least one visible letter, digit or character."),
+    "class.errors.nickname.marks": ("昵称里有一个字叠了太多符号。", "A character of this nickname carries too many marks."),
+    "class.errors.nickname.class_row": ("这个昵称像成绩表里“全班”那一行：换一个吧。", "This nickname looks like the results' class row: pick another."),
+    "class.errors.nickname.confusable": ("这个昵称和班里的“{like}”看起来太像了：换一个吧。", "This nickname looks too much like “{like}” in the class: pick another."),
+    "class.errors.code.too_many": ("输错课堂码的次数太多了：请 {wait_s} 秒后再试。", "Too many wrong class codes: try again in {wait_s} s."),
+    "class.errors.target.exam": ("考试轮里不能显示目标。", "An exam round's target cannot be shown."),
+    "class.errors.exam.not_examinable": ("{level} 不能当考试轮：它问的东西换了数字也一样，公开的游戏就能给出答案。请选一个没有标“不能考试”的关卡。", "{level} cannot be an exam round: what it asks stays the same on fresh numbers, so the public game answers it. Pick a level not marked “not for an exam”."),
+    "class.errors.exam.no_variant": ("这一关找不到一个公平的考试目标（这段文字里听见东西的头太少，或抽到的目标都没通过检查）。", "No fair exam target could be drawn for this level: {why}"),
+    "class.errors.bad_request": ("请求不对：{message}", "Bad request: {message}"),
+    "class.errors.server": ("服务器出错了，请再试一次。", "The server failed: try again."),
+    "class.errors.network": ("连不上服务器，正在重试……", "Cannot reach the server: trying again…"),
+})  # fmt: skip
+
+
 def t(key: str, lang: str, **values) -> str:
     """The string `key` in `lang` ('zh' or 'en'), with {placeholders} filled."""
     text = STRINGS[key][LANG_INDEX.get(lang, 0)]
@@ -695,9 +842,12 @@ def i18n_key(key: str) -> str:
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:
-    """The same strings for gr.I18n: {'zh-CN': {...}, 'en': {...}}, every key prefixed."""
+    """The same strings for gr.I18n: {'zh-CN': {...}, 'en': {...}}, every key prefixed (the live class's own page
+    takes its class.* words from class_tables, not from the game's page)."""
     tables: dict[str, dict[str, str]] = {"zh-CN": {}, "zh": {}, "en": {}}
     for key, (zh, en) in STRINGS.items():
+        if key.startswith("class."):
+            continue
         tables["zh-CN"][i18n_key(key)] = tables["zh"][i18n_key(key)] = zh
         tables["en"][i18n_key(key)] = en
     for key, (zh, en) in GRADIO_STRINGS.items():  # Gradio's own status words, which its tables leave as raw keys
@@ -708,3 +858,19 @@ def i18n_tables() -> dict[str, dict[str, str]]:
 
 # Gradio's status tracker announces these keys to screen readers after each event; its own tables lack them
 GRADIO_STRINGS = {"common.complete": ("完成", "Done"), "common.error": ("出错了", "Error")}
+
+
+def class_tables() -> dict[str, dict]:
+    """The live class page's words in each language, as its script reads them: {lang: {key: text, "kinds": {…},
+    "errors": {reason: text}}} from the class.* strings of this one table."""
+    tables: dict[str, dict] = {"zh": {}, "en": {}}
+    for key, pair in STRINGS.items():
+        if not key.startswith("class."):
+            continue
+        parts = key.split(".", 2)
+        for lang, text in zip(("zh", "en"), pair, strict=True):
+            if parts[1] in ("kinds", "errors") and len(parts) == 3:
+                tables[lang].setdefault(parts[1], {})[parts[2]] = text
+            else:
+                tables[lang][key.removeprefix("class.")] = text
+    return tables

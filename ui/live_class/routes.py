@@ -22,6 +22,7 @@ from dragon.classroom.store import ClassroomError, ClassroomStore, checked_gate,
 from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
 from dragon.levels.loader import LANGS, all_levels
 from ui.server.admission import address_of, trusted_proxies
+from ui.strings import class_tables
 
 UI_ASSETS = Path(__file__).resolve().parents[2] / "assets" / "ui"
 MAX_API_BODY = 16_384  # a class request is small: a teacher level's share code (≤ 6,000 characters) is the largest
@@ -37,8 +38,9 @@ log = logging.getLogger("dragon.refused")
 def page(role: str) -> str:
     """The class page for a role (teach / join / projector): one HTML file with its style and script inlined."""
     html = (UI_ASSETS / "class.html").read_text(encoding="utf-8")
+    words = json.dumps(class_tables(), ensure_ascii=False).replace("</", "<\\/")  # JSON that cannot end the <script>
     return (html.replace("{{ROLE}}", role).replace("{{STYLE}}", (UI_ASSETS / "class.css").read_text("utf-8"))
-            .replace("{{SCRIPT}}", (UI_ASSETS / "class.js").read_text("utf-8")))
+            .replace("{{STRINGS}}", words).replace("{{SCRIPT}}", (UI_ASSETS / "class.js").read_text("utf-8")))
 
 
 def qr_svg(url: str) -> str:
