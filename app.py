@@ -3,6 +3,7 @@
 import contextlib
 import functools
 import inspect
+import json
 import logging
 import os
 import sys
@@ -29,7 +30,7 @@ from ui.server import admission, heap, sessions_held
 from ui.server.body_limit import BodyLimit
 from ui.server.first_script import FirstScript
 from ui.server.unused_routes import RefuseUnused
-from ui.session import session_of
+from ui.session import LINK_PARAMS, session_of
 from ui.strings import i18n_tables
 from ui.teacher import box as teacher_box
 from ui.teacher import sandbox
@@ -354,6 +355,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         # our stylesheet goes in <head> as it is: launch(css=…) would copy every rule under Gradio's container
         # with a higher specificity, and drop the media queries' rules for anything outside it
         head=f"<style>{(UI_ASSETS / 'style.css').read_text(encoding='utf-8')}</style>"
+        + f"<script>window.__dragonLink = {json.dumps(LINK_PARAMS)};</script>"  # the link's parameters, declared once
         + "".join(f"<script>{(UI_ASSETS / name).read_text(encoding='utf-8')}</script>" for name in HEAD_SCRIPTS),
         theme=gr.themes.Soft(primary_hue="purple"),
         footer_links=["api", "settings"],

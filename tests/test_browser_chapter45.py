@@ -183,3 +183,16 @@ def test_badge_title_fits_its_disc_measured_in_the_browser(browser, lang) -> Non
         half = badge.chord(y) / 2
         assert badge.SIZE / 2 - half <= x and x + w <= badge.SIZE / 2 + half, (lang, x, y, w, half)
     page.close()
+
+
+def test_the_badge_fits_a_phone_en(open_lab) -> None:  # noqa: F811
+    """The badge, its buttons and why each head glows, within a 390 px screen: nothing cut at the right edge."""
+    page = open_lab("level=5-2&lang=en", "phone")
+    page.locator("#mhd-lab-badge").click()
+    page.wait_for_selector("#lab .badge-svg svg")
+    page.locator("#lab .badge-svg").scroll_into_view_if_needed()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    right = page.evaluate("Math.max(...['.badge-svg svg', '#mhd-badge-png', 'table.badge-why'].map("
+                          "(s) => document.querySelector('#lab ' + s).getBoundingClientRect().right))")
+    assert right <= 390
+    shot(page, "ch5-badge-en-phone")

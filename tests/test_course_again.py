@@ -292,3 +292,15 @@ def test_the_silhouettes_words_say_how_the_target_differs_and_how_to_get_there(l
         assert cue in body
     assert t("cue_full", lang) in body  # this start does need it
     assert draw.share_cue(0.2, 0.5, lang) == t("cue_more", lang)  # a head not at full is simply told higher
+
+
+@pytest.mark.parametrize("level", SLIDERS, ids=lambda lv: lv.id)
+def test_what_each_head_finds_waits_for_three_stars(level) -> None:
+    """The why and the engine's measured words are the level's answer head by head: at ★ or ★★ the panel shows
+    neither (only the panel line and when the why opens); at ★★★, or once the answer was asked for, both."""
+    for lang in LANGS:
+        why = level.why[lang]
+        for stars, hints, open_ in ((1, 0, False), (2, 0, False), (3, 0, True), (1, 2, True)):
+            body = html.unescape(play.why_block(level, lang, progress_with(level.id, stars, hints)))
+            assert (why in body) == open_ and ('class="claims' in body) == (open_ and bool(level.claims[lang])), stars
+            assert ("why-later" in body) == (not open_)

@@ -3,6 +3,7 @@
 import dataclasses
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -431,3 +432,24 @@ def test_a_head_whose_words_look_only_at_themselves_names_no_link_in_its_caption
     html = views.maps_html(reading, "zh")
     tile = html.split('data-head="semantics"')[1].split("</figcaption>")[0]
     assert t("looks_self", "zh") in tile and "0.12" not in tile
+
+
+def test_the_links_parameters_are_declared_once() -> None:
+    """ui/session.py's LINK_PARAMS is the one list: the page's scripts read it (no parameter named or capped there by
+    hand), the server's link names only parameters it marks kept, and the sandbox's cap is its."""
+    import json
+    import re
+
+    from ui import session, top
+
+    root = Path(__file__).resolve().parent.parent / "assets" / "ui"
+    head, top_js = ((root / name).read_text(encoding="utf-8") for name in ("head.js", "top.js"))
+    named = set(re.findall(r'params\.get\("(\w+)"\)', head))
+    assert named <= {"lang", "projector"}, named  # the two read before the table's cut (with the browser's memory)
+    assert "window.__dragonLink" in head and "window.__dragonLink" in top_js
+    assert re.findall(r"cut\(params\.get\((.*?)\)", head) == ["k"]  # each text parameter cut at the table's length
+    kept = {k for k, v in session.LINK_PARAMS.items() if v.get("kept")}
+    for s in ({"level": "2-1"}, {"level": "sandbox", "text": "hi", "exam": True}, {"level": "x", "custom": "T1.a"}):
+        assert set(top.link_of(s)) <= kept
+    assert session.MAX_SANDBOX_CHARS == session.LINK_PARAMS["text"]["chars"]
+    assert json.loads(json.dumps(session.LINK_PARAMS)) == session.LINK_PARAMS  # what app.py puts in the page

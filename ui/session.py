@@ -11,8 +11,25 @@ START_GATES = [0.5] * len(HEADS)
 
 SANDBOX = "sandbox"  # the sandbox's place in the session and the level picker: any text, no target
 SANDBOX_LANGS = ("auto", "zh", "en")
+# The link's parameters, declared once: the page's first script reads them from this table (app.py puts it in the
+# page as window.__dragonLink) and cuts each text at `chars`; `flag`: "1" or nothing; `kept`: the page's link names
+# it for what is on screen (ui/top.py link_of writes it, assets/ui/top.js keeps the address bar in step). `class` and
+# `teach` lead to the live class's pages (ui/live_class/routes.py); `classplay` frames the game in one.
+LINK_PARAMS: dict[str, dict] = {
+    "level": {"chars": 20, "kept": True},  # the level on screen: a shipped id, a teacher level's, or the sandbox
+    "lang": {"chars": 2},  # zh or en (the page's language, kept apart: every link carries it)
+    "projector": {"flag": True},  # projector mode: large type for a classroom screen
+    "custom": {"chars": 8000, "kept": True},  # a teacher's share code (at most MAX_CODE_CHARS, with room to say so)
+    "exam": {"flag": True, "kept": True},  # a teacher's exam link: no hints, no reveal
+    "sandbox": {"flag": True, "kept": True},  # the sandbox
+    "text": {"chars": 400, "kept": True},  # the sandbox's text (the dragon reads at most 64 tokens; the page says so)
+    "tlang": {"chars": 4, "kept": True},  # the sandbox's reading: auto, zh or en
+    "classplay": {"flag": True},  # a live class's everyone round frames the game (the student's token: local storage)
+    "class": {"chars": 12},  # a class code: /?class=CODE opens the join page
+    "teach": {"flag": True},  # /?teach=1 opens the teacher's class page
+}
 MAX_CLASS_TOKEN = 100  # a live class's student token (43 characters), carried by a session the class page frames
-MAX_SANDBOX_CHARS = 400  # the sandbox's text box (the dragon reads at most 64 tokens of it; the page says so)
+MAX_SANDBOX_CHARS = LINK_PARAMS["text"]["chars"]  # the sandbox's text box
 
 # What the handlers receive from the page (checked, never trusted):
 State = dict | None  # the session (gr.State): {"level", "lang"}, and "exam", "custom" (a teacher's share code),

@@ -2,6 +2,9 @@
 // translations (gr.I18n) switched to match, and the value of any attention cell on hover or keyboard focus.
 (function () {
   const params = new URLSearchParams(location.search);
+  const LINK = window.__dragonLink || {}; // the link's parameters, declared once (ui/session.py LINK_PARAMS)
+  const cut = (s, n) => Array.from(s || "").slice(0, n).join(""); // n characters, never half an emoji
+  const param = (k) => (LINK[k] && LINK[k].flag ? params.get(k) === "1" : cut(params.get(k), LINK[k] ? LINK[k].chars : 0));
   let lang = params.get("lang") || localStorage.getItem("dragon-lang") || "zh";
   if (lang !== "zh" && lang !== "en") lang = "zh";
   const p = params.get("projector");
@@ -110,16 +113,13 @@
     });
   }
 
-  const cut = (s, n) => Array.from(s || "").slice(0, n).join(""); // n characters, never half an emoji
   window.__dragon = {
-    lang: lang, level: cut(params.get("level"), 20), projector: projector,
+    lang: lang, level: param("level"), projector: projector,
     // a teacher's link: the level itself (custom), the exam switch, the sandbox and its text
-    custom: cut(params.get("custom"), 8000), exam: params.get("exam") === "1",
-    sandbox: params.get("sandbox") === "1", text: cut(params.get("text"), 400),
-    tlang: cut(params.get("tlang"), 4),
+    custom: param("custom"), exam: param("exam"), sandbox: param("sandbox"), text: param("text"), tlang: param("tlang"),
     // a live class's everyone round (the class page frames the game): the student's token, so that the results the
     // server scores here count for the class (ui/live_class/routes.py)
-    classplay: params.get("classplay") === "1" ? cut(localStorage.getItem("dragon.class.current"), 100) : "",
+    classplay: param("classplay") ? cut(localStorage.getItem("dragon.class.current"), 100) : "",
     // something is saved: if the server then receives no progress, the saved value was unreadable or edited
     stored: saved !== null,
     setLang: setLang, setProjector: setProjector, held: held, whenFree: whenFree, reveal: reveal,

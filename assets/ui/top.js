@@ -1,7 +1,8 @@
 // The page's top (js_on_load): the level picker, the language switch and projector mode.
 // 'choose' and 'lang' are Gradio events; the link (?level=…&lang=…) always names the level on screen, so a reload
 // or a language switch stays on it.
-const LINK = ["level", "custom", "exam", "text", "sandbox", "tlang"]; // what the server's `link` decides
+// what the server's `link` decides: the parameters ui/session.py's LINK_PARAMS marks kept
+const LINK = Object.keys(window.__dragonLink || {}).filter((k) => window.__dragonLink[k].kept);
 function syncLink() {
   const url = new URL(location.href);
   if (props.level) {

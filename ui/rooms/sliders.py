@@ -127,11 +127,15 @@ def answer_open(level: Level, progress: dict) -> bool:
 
 
 def why_block(level: Level, lang: str, progress: dict | None = None) -> str:
-    """The why of a level and the engine's measured numbers behind its narration; the target's numbers only once the
-    answer is open (`progress` None: it is, as for a teacher's level just made from the sliders)."""
-    why = views.made_why(level, lang) if level.kind == "custom" and not level.why[lang] else why_html(level, lang)
+    """The why of a level and the engine's measured numbers behind its narration, once the answer is open (won at
+    ★★★, or asked for; `progress` None: it is, as for a teacher's level just made from the sliders); before that, only
+    the panel line (which heads the lesson turns up, not how far) and when the why opens."""
     full = progress is None or answer_open(level, progress)
-    return why + views.panel_html(level, lang, full) + views.claims_html(level, lang)
+    if not full:  # what each head finds here is the level's answer, head by head: it waits for ★★★ (or the answer)
+        later = f'<div class="why why-later"><b>{esc(t("why_title", lang))}</b> {esc(t("why_later", lang))}</div>'
+        return later + views.panel_html(level, lang, False)
+    why = views.made_why(level, lang) if level.kind == "custom" and not level.why[lang] else why_html(level, lang)
+    return why + views.panel_html(level, lang, True) + views.claims_html(level, lang)
 
 
 def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "",
