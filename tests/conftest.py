@@ -39,21 +39,53 @@ def client(app_url):
     return Client(app_url, verbose=False)
 
 
+_CHROMIUM: dict = {}  # the one running Chromium of this session's browser tests, and its Playwright
+
+
+class Chromium:
+    """The session's Chromium, started on first use and again after stop_chromium (a session fixture holds this,
+    so that module-scoped fixtures may use it too)."""
+
+    def __getattr__(self, name: str):
+        if not _CHROMIUM:
+            from playwright.sync_api import sync_playwright
+
+            from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS
+
+            ARTIFACTS.mkdir(exist_ok=True)
+            _CHROMIUM["playwright"] = sync_playwright().start()
+            _CHROMIUM["browser"] = _CHROMIUM["playwright"].chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        return getattr(_CHROMIUM["browser"], name)
+
+
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Chromium for the whole session (each test opens its own contexts): the system one, or CHROMIUM_PATH;
-    where none exists the browser tests skip with the reason, and in CI they fail instead."""
-    from tests.test_browser import ARTIFACTS, CHROMIUM, FLAGS
+    """One headless Chromium for the browser tests (each test opens its own contexts): the system one, or
+    CHROMIUM_PATH; where none exists they skip with the reason, and in CI they fail instead. It starts at the first
+    browser test and stops after the last of a run of them (pytest_runtest_teardown): Playwright's sync API keeps an
+    event loop running in this thread, where the other tests' asyncio.run() must start their own."""
+    from tests.test_browser import CHROMIUM
 
     if not CHROMIUM:
         reason = "no Chromium found (install Debian's chromium or set CHROMIUM_PATH)"
         if os.environ.get("CI"):
             pytest.fail(f"browser tests must run in CI: {reason}")
         pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
+    yield Chromium()
+    stop_chromium()
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
+
+def stop_chromium() -> None:
+    if _CHROMIUM:
+        _CHROMIUM.pop("browser").close()
+        _CHROMIUM.pop("playwright").stop()
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures (its module's contexts) are torn down
+def pytest_runtest_teardown(item, nextitem) -> None:
+    """After the last browser test of a run of them (the next test, in another module, has no browser fixture),
+    Chromium stops; a later browser test starts it again."""
+    if not _CHROMIUM:
+        return
+    if nextitem is None or (nextitem.module is not item.module and "browser" not in nextitem.fixturenames):
+        stop_chromium()
