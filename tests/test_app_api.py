@@ -20,6 +20,7 @@ from dragon.levels.loader import get_level
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_api_page_lists_the_endpoints(client: Client) -> None:
     info = client.view_api(print_info=False, return_format="dict")
     assert {"/levels", "/play", "/hint", "/analyze"} <= set(info["named_endpoints"])
@@ -37,6 +38,7 @@ def test_levels(client: Client) -> None:
     )
 
 
+@pytest.mark.slow
 def test_play_and_hint(client: Client) -> None:
     target = list(get_level("2-1").target_for("zh"))
     won = client.predict("2-1", target, "zh", api_name="/play")
@@ -111,6 +113,7 @@ def test_huge_text_through_the_api(client: Client) -> None:
     assert r["truncated"] is True and len(r["tokens"]) == 64
 
 
+@pytest.mark.slow
 def test_malformed_level_file_stops_startup(tmp_path: Path) -> None:
     bad = (
         (ROOT / "assets" / "levels" / "chapter2.yaml")
@@ -135,6 +138,7 @@ def live(app_url: str, payload) -> dict:
     return answer.json()
 
 
+@pytest.mark.slow
 def test_the_panels_server_function_answers_a_slider_move(app_url) -> None:
     target = list(get_level("2-1").target_for("zh"))
     answer = live(app_url, {"level": "2-1", "lang": "zh", "gates": target, "saved": ""})
@@ -144,6 +148,7 @@ def test_the_panels_server_function_answers_a_slider_move(app_url) -> None:
         assert set(live(app_url, bad)) == {"error"}  # a clear refusal, never a crash
 
 
+@pytest.mark.slow
 def test_readme_api_example_runs(app_url) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     code = re.search(r"```python\nfrom gradio_client import Client\n(.+?)```", readme, re.S).group(0)
@@ -170,6 +175,7 @@ def test_check_level_over_the_api_as_the_readme_shows(client: Client) -> None:
     assert bad["ok"] is False and "lang: must be zh or en, not 'fr'" in bad["errors"]
 
 
+@pytest.mark.slow
 def test_a_class_costs_the_server_little_per_move(app_url) -> None:
     """What a slider move costs the server: its answer runs on the event loop (no worker thread), a better score
     is saved by one POST outside the queue, and Gradio's per-event monitoring table is neither kept nor served."""

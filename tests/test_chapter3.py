@@ -213,6 +213,7 @@ def test_race_narration_same_flops_whatever_the_path_or_the_number_of_heads() ->
         )
 
 
+@pytest.mark.slow
 def test_race_scores_the_guess_against_the_range_of_repeated_races_then_the_reading() -> None:
     state, saved = session("3-2"), fresh()
     for bad in ("", "abc", "0", "-3", "1e9", "nan", None):
@@ -245,6 +246,7 @@ def test_race_scores_the_guess_against_the_range_of_repeated_races_then_the_read
     assert wrong["session"]["lab"]["stars"] == 0 and "the speed is not from doing less work" in wrong["lab"]["body"]
 
 
+@pytest.mark.slow
 def test_believing_the_lesson_still_passes_the_race() -> None:
     """Guessing the lesson's ×8 is far from this machine's range, yet reading the table right passes the level."""
     out = answered("race", session("3-2"), fresh(), {"guess": "8"})
@@ -326,6 +328,7 @@ def test_believing_the_lesson_still_passes_fusion() -> None:
 # --- 3-4 how many heads? and the quiz -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_heads_parameters_are_counted_equal(short_result) -> None:
     """The why: the parameter count is 4·d² + 4·d whatever h (what the run found is in heads_experiment.FINDINGS)."""
     r = short_result
@@ -338,6 +341,7 @@ def lowest_read(result: dict) -> dict:
     return {"read": str(min(acc, key=acc.get))}
 
 
+@pytest.mark.slow
 def test_heads_ranking_is_scored_against_the_run_then_the_reading_passes(short_experiment) -> None:
     state, saved = session("3-4"), fresh()
     for bad in ({}, {f"r{i}": "1" for i in range(5)}, {"r0": "16", "r1": "8", "r2": "4", "r3": "2", "r4": "32"}):

@@ -39,6 +39,7 @@ def test_fusion(client: Client) -> None:
     assert len(r["switches"]) == 4 and r["steps"] == ["concat", "w_o", "residual"]
 
 
+@pytest.mark.slow
 def test_heads_experiment(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=60, curve_points=6, heads=(1, 4)))  # a quick run
     r = client.predict(api_name="/heads_experiment")

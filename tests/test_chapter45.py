@@ -229,6 +229,7 @@ def test_tower_answers_are_decided_by_a_clear_margin_and_believing_the_lesson_pa
     assert misread["session"]["lab"]["stars"] == 0  # still losable
 
 
+@pytest.mark.slow
 def test_growing_up_cards_are_shuffled_per_attempt_and_pruning_uses_that_very_model() -> None:
     from dragon.lessons import growing, pruning
 

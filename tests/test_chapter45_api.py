@@ -32,6 +32,7 @@ def test_crystal_ball_judges_the_head_against_your_referent(client: Client) -> N
     assert "judged" not in client.predict(EN, "they", api_name="/crystal_ball")  # no referent, no verdict
 
 
+@pytest.mark.slow
 def test_tower_grow_prune_positions(client: Client) -> None:
     tw = client.predict(api_name="/tower")
     assert len(tw["per_layer"]) == 6 and not tw["findings"]["distance_rises_every_layer"]

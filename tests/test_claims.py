@@ -123,6 +123,7 @@ def test_a_target_per_language(tmp_path: Path) -> None:
     assert level.target_for("zh")[5] == 0.5 and level.target_for("en")[5] == 0.0
 
 
+@pytest.mark.slow
 def test_explain_endpoint_through_the_app(client) -> None:
     """`explain` is on the API page and returns the level's text, target, why and measured claims."""
     assert "/explain" in client.view_api(print_info=False, return_format="dict")["named_endpoints"]

@@ -185,6 +185,7 @@ def test_3_3_draws_what_almost_nothing_reaches_grey_and_says_so(lang: str) -> No
     assert not np.asarray(f["quiet_dims"]["w_o_on"]).any() and t("u_quiet", lang, n=0, p="1")[:8] not in on
 
 
+@pytest.mark.slow
 def test_the_badge_says_why_each_head_glows_and_which_levels_light_none() -> None:
     """Three stars dropped on 3-2 and 4-2 leave every head full: the badge says so, level by level, and names the
     levels that light no head (their stars count in the badge level's own stars)."""
@@ -229,6 +230,7 @@ LABS = [lv for lv in all_levels().values() if lv.kind in ("formula", "race", "fu
                                                                 "grow", "prune", "positions")]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LABS, ids=lambda lv: lv.id)
 def test_no_lab_page_before_its_check_prints_a_measured_answer(level) -> None:
     """Every lab level as it opens (fresh, after a start over, at ★0–★2 with and without hints, both languages):

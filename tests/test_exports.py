@@ -140,6 +140,7 @@ def test_answer_key_only_when_asked_and_it_carries_the_target_and_the_measured_c
             assert f"{word} {share:.2f}" in key  # the engine's number, as explain() measures it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level_id", ["1-1", "1-2", "4-4", "5-1"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_lab_and_chapter_one_worksheets_ask_the_scored_questions(level_id, lang) -> None:
@@ -161,6 +162,7 @@ def test_chapter_one_match_offers_every_head_and_keys_the_computed_one() -> None
         assert it.key.startswith(head_label(HEADS.index(q["accepted"][0]), "en"))
 
 
+@pytest.mark.slow
 def test_every_level_has_a_worksheet_in_both_languages() -> None:
     """Every kind of level's questions are worded (a new question id without wording fails here)."""
     for chapter in load_levels():

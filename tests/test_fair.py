@@ -30,6 +30,7 @@ def short_experiment():
         yield
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("level", LEVELS, ids=lambda lv: lv.id)
 def test_every_scored_question_is_decided_by_a_clear_margin(level, lang) -> None:
@@ -67,6 +68,7 @@ READ_LEVELS = {"3-2": ("race", {"guess": "1000"}), "3-3": ("predict", WORST),
                "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))})}  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level_id", READ_LEVELS)
 def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level_id: str) -> None:
     """The worst prediction (every answer wrong, the ranking reversed, a guess ×1000), then each possible reading:

@@ -71,6 +71,7 @@ def races() -> list[dict]:
     return runs
 
 
+@pytest.mark.slow
 def test_race_findings_hold_on_every_race(races: list[dict]) -> None:
     level = get_level("3-2")
     assert sum(r["threads"] == 1 and r["device"] == "cpu" for r in races) >= 2  # the one-thread claim is really tested
@@ -85,6 +86,7 @@ def test_race_findings_hold_on_every_race(races: list[dict]) -> None:
             assert r["loop_ms"][0] > r["batched_ms"][0]
 
 
+@pytest.mark.slow
 def test_race_page_says_what_the_race_found(races: list[dict]) -> None:
     level, lang = get_level("3-2"), "en"
     for r in races[:2]:
@@ -157,6 +159,7 @@ def trained(seed: int) -> dict:
     return once(("heads", ex, str(best_device())), lambda: heads_lesson.run(ex))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_heads_findings_hold_on_each_seed(seed: int) -> None:
     r = trained(seed)

@@ -164,6 +164,7 @@ def grown(request: pytest.FixtureRequest) -> tuple[int, growing.GatedReader, dic
     return request.param, model, run
 
 
+@pytest.mark.slow
 def test_growing_findings_hold(grown: tuple) -> None:
     seed, _, run = grown
     m = growing.measured(run)
@@ -204,6 +205,7 @@ def one_off_by_forward(model: growing.GatedReader, seed: int) -> torch.Tensor:
     return torch.stack(out)
 
 
+@pytest.mark.slow
 def test_pruning_findings_hold(grown: tuple) -> None:
     seed, model, _ = grown
     best = api.prune_best(seed)

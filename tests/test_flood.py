@@ -92,6 +92,7 @@ def timed_call(app_url: str, source: str, endpoint: str, data: list) -> tuple[fl
     return time.perf_counter() - t0, next(line for line in lines if line.startswith("event: "))
 
 
+@pytest.mark.slow
 def test_a_flood_is_capped_and_everyone_else_keeps_playing(app_server, monkeypatch: pytest.MonkeyPatch) -> None:
     demo, url = app_server
     queue = demo._queue

@@ -2,6 +2,7 @@
 no private name imported across modules, no import circle (lazy and type-checking imports count too)."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -27,6 +28,7 @@ def project_files() -> dict[str, Path]:
 FILES = project_files()
 
 
+@functools.cache  # read once per run: every rule below walks the same imports
 def imports_of(name: str, path: Path) -> list[tuple[str, str | None, int]]:
     """(module imported, name taken from it or None, line) for every import statement anywhere in the file."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -45,6 +47,7 @@ def imports_of(name: str, path: Path) -> list[tuple[str, str | None, int]]:
     return out
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
     """Project module → the project modules it imports."""
     edges: dict[str, set[str]] = {}

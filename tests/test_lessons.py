@@ -159,6 +159,7 @@ def short_run() -> tuple[dict, list[float]]:
     return result, seen
 
 
+@pytest.mark.slow
 def test_heads_experiment_equal_params_one_head_clearly_worse(short_run) -> None:
     r, seen = short_run
     d = r["d_model"]
@@ -268,6 +269,7 @@ def test_on_gpu_applies_spaces_gpu_when_installed(monkeypatch: pytest.MonkeyPatc
     assert on_gpu(duration=7)(lambda: 2)() == ("on gpu", 2) and calls == [7]
 
 
+@pytest.mark.slow
 def test_lessons_import_no_ui() -> None:
     code = "import sys, dragon.api; assert not {'gradio', 'pandas', 'spaces'} & set(sys.modules), 'UI imported'"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -174,6 +174,7 @@ def short_growth() -> tuple[dict, list[float]]:
     return result, seen
 
 
+@pytest.mark.slow
 def test_growing_up_loss_falls_and_specialisation_rises(short_growth) -> None:
     r, seen = short_growth
     snaps = r["snapshots"]

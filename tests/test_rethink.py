@@ -111,6 +111,7 @@ def test_a_bad_second_answer_is_refused_and_changes_nothing() -> None:
         assert set(got) == {"lab"} and t("lab_bad", "en") in got["lab"]["body"]
 
 
+@pytest.mark.slow
 def test_each_new_try_draws_its_question_afresh() -> None:
     drawn = set()
     for _ in range(12):
@@ -176,6 +177,7 @@ def test_a_believer_who_changes_their_mind_earns_three_stars_on_3_3(lang: str) -
 # --- 4-2 ------------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_group_4_2_may_ask_is_decided_by_a_clear_margin() -> None:
     assert len(tower_lesson.AGAIN_GROUPS) >= 4
     shipped = set(tower_lesson.load_sentences())
@@ -211,6 +213,7 @@ def test_a_believer_who_changes_their_mind_earns_three_stars_on_4_2(lang: str) -
 # --- 3-2 ------------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_believer_who_changes_their_mind_earns_three_stars_on_3_2() -> None:
     level = get_level("3-2")
     assert not set(rethinks.AGAIN_LENGTHS) & set(level.lengths)  # lengths the race does not time
@@ -236,6 +239,7 @@ def test_a_believer_who_changes_their_mind_earns_three_stars_on_3_2() -> None:
 # --- 3-4 ------------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_believer_who_changes_their_mind_earns_three_stars_on_3_4() -> None:
     heads = list(api.EXPERIMENT.heads)
     start = {"session": {"level": "3-4", "lang": "en"}, "saved": fresh()}

@@ -143,6 +143,7 @@ def short(monkeypatch: pytest.MonkeyPatch) -> Experiment:
     return SHORT
 
 
+@pytest.mark.slow
 def test_a_shared_run_has_the_numbers_of_a_fresh_run_with_that_seed(short: Experiment) -> None:
     shared = api.heads_experiment(0)
     fresh = run(short)  # trained again here, outside the lane and its cache
@@ -152,12 +153,14 @@ def test_a_shared_run_has_the_numbers_of_a_fresh_run_with_that_seed(short: Exper
     assert shared["computed_at"] <= time.time() and shared["device"] == fresh["device"]
 
 
+@pytest.mark.slow
 def test_a_new_seed_trains_afresh_and_its_numbers_differ(short: Experiment) -> None:
     seven = api.heads_experiment(7)
     assert seven["task"]["seed"] == 7 and seven["curves"] == run(dataclasses.replace(short, seed=7))["curves"]
     assert seven["curves"] != api.heads_experiment(0)["curves"]
 
 
+@pytest.mark.slow
 def test_4_3s_run_is_shared_and_a_new_seed_differs() -> None:
     zero, five = api.grow(GROW_SHORT, 0), api.grow(GROW_SHORT, 5)
     fresh = growing.train(GROW_SHORT, 0)[1]  # outside the lane and its cache
@@ -175,6 +178,7 @@ def session(level_id: str, lang: str) -> dict:
 RANKING = {f"r{i}": str(h) for i, h in enumerate([4, 2, 1])}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_player_behind_a_run_is_answered_at_once_with_their_place_and_what_runs(short: Experiment, lang: str) -> None:
     api.heads_experiment(0)  # the server's recorded run
@@ -262,6 +266,7 @@ def test_4_3_takes_a_seed_and_says_where_its_run_came_from(monkeypatch: pytest.M
     assert again["session"]["lab"]["replayed"] is True and "Replayed from the run" in again["lab"]["body"]
 
 
+@pytest.mark.slow
 def test_the_race_waits_in_the_lane_and_times_alone() -> None:
     gate, _ = hold(runs.LANE, kind="race")
     try:
@@ -311,6 +316,7 @@ def test_shared_results_are_bounded_the_least_recently_asked_dropped_first(monke
     assert calls == ["a", "b", "c", "b"] and len(shared._RESULTS) <= 2
 
 
+@pytest.mark.slow
 def test_a_known_result_never_waits_behind_the_lane(short: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
     """Even when the lane has forgotten the run's record (many races since) and is busy with another training."""
     recorded, grown = api.heads_experiment(21), api.grow(GROW_SHORT, 21)
@@ -325,6 +331,7 @@ def test_a_known_result_never_waits_behind_the_lane(short: Experiment, monkeypat
         gate.set()
 
 
+@pytest.mark.slow
 def test_4_2s_figures_and_4_4s_model_say_when_and_where_this_server_computed_them() -> None:
     tw = api.tower()
     body = rooms.lab_props(get_level("4-2"), "en", game.new_progress())["body"]
@@ -336,6 +343,7 @@ def test_4_2s_figures_and_4_4s_model_say_when_and_where_this_server_computed_the
     assert time.strftime("%H:%M", time.gmtime(grown["computed_at"])) in body and f"{grown['seconds']:.1f} 秒" in body
 
 
+@pytest.mark.slow
 def test_an_answer_that_changes_no_star_leaves_the_top_alone() -> None:
     """A class pressing at once: each page redraws only what changed (the top only for new XP or stars)."""
     out = answered("race", session("3-2", "en"), game.save(game.new_progress()), {"guess": "2"})

@@ -118,6 +118,7 @@ def boundary_heavy_starts(n: int, seed: int) -> torch.Tensor:
     return torch.where(kind == 0, 0.0, torch.where(kind == 1, 1.0, torch.rand(n, 8, generator=g)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", SLIDER_LEVELS, ids=lambda lv: lv.id)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_hints_never_lie(level, lang) -> None:

@@ -7,6 +7,7 @@ import time
 from collections import OrderedDict
 
 import httpx
+import pytest
 
 from ui.server import sessions_held
 from ui.server.sessions_held import CALL_GRACE_S, PAGE_GRACE_S, Pages, drop_stale, stale
@@ -68,6 +69,7 @@ def wait_until(check, seconds: float = 10) -> bool:
     return check()
 
 
+@pytest.mark.slow
 def test_the_apps_api_sessions_go_once_answered_and_an_open_page_stays(app_server, monkeypatch) -> None:
     demo, url = app_server
     held = demo.state_holder.session_data

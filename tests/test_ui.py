@@ -389,6 +389,7 @@ def test_map_captions_are_the_claimable_words_with_their_shares() -> None:
     assert all(f"{w} {v:.2f}" in html for w, v in found[:5])
 
 
+@pytest.mark.slow
 def test_picture_levels_show_where_your_fusion_differs() -> None:
     """From 2-5 on (target shown only as a picture) a third strip marks the words your fusion gives too much or
     too little; settings scoring about 86 and about 98 look visibly different, the target itself shows none."""
