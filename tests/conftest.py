@@ -11,6 +11,13 @@ import os  # noqa: E402
 import tempfile  # noqa: E402
 
 import pytest  # noqa: E402
+import torch  # noqa: E402
+
+# Torch's threads, set once for the whole run: the lessons' computations here are tiny (a 13-word sentence, a 16-token
+# ring), and on 2 cores a second intra-op thread mostly waits for the first (one MiniLM forward: 0.47 s with two
+# threads beside the app's own, 0.023 s with one). A test that races at other thread counts sets them itself
+# (heads_experiment.threads) and gives them back.
+torch.set_num_threads(1)
 
 # the app the tests start keeps its live classes in a folder of the test run's own, never in the repository's data/
 os.environ.setdefault("DRAGON_DATA_DIR", tempfile.mkdtemp(prefix="dragon-test-data-"))

@@ -10,6 +10,7 @@ coverage test holds that every chapter-3 sentence is either a Finding or listed 
 that a sentence with alternatives reaches the page only through findings.pick."""
 
 import dataclasses
+import os
 import re
 from pathlib import Path
 
@@ -65,7 +66,8 @@ def test_formula_findings_hold_on_the_rounds(lang: str) -> None:
 def races() -> list[dict]:
     """The level's race 5 times (seeds 0…4) as the page runs it, then twice on one CPU thread."""
     lengths = list(get_level("3-2").lengths)
-    runs = [race_lesson.race(lengths, seed=s) for s in range(RACES)]
+    with heads_lesson.threads(torch.device("cpu"), os.cpu_count() or 1):  # this machine's threads (the run sets one)
+        runs = [race_lesson.race(lengths, seed=s) for s in range(RACES)]
     with heads_lesson.threads(torch.device("cpu"), 1):
         runs += [race_lesson.race(lengths, device=torch.device("cpu"), seed=s) for s in range(2)]
     return runs

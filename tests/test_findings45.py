@@ -78,16 +78,6 @@ NOT_FINDINGS = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """These computations are tiny (a 13-word sentence, a 16-token ring): on 2 busy cores a second torch thread only
-    waits for the first (measured: one MiniLM forward 0.47 s with two threads, 0.023 s with one; the same numbers)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def truthful(rules: tuple, m: dict) -> None:
     assert findings.untrue(rules, m) == []
 

@@ -149,11 +149,8 @@ def read_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data:
     """The question read off the switches picture passes the level; the predictions add the rest of the stars."""
     if "points" not in attempt or "stars" in attempt:
         return None
-    try:
-        read = int(str(data.get("read")))
-    except ValueError:
-        return progress, attempt, lab.refusal(t("lab_bad", lang))
-    if not 0 <= read <= len(game.REACH_BUCKETS):
+    read = lab.chosen(data, "read", range(len(game.REACH_BUCKETS) + 1))
+    if read is None:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == fusion_lesson.read_answer(fusion_of(level, lang), game.REACH_BUCKETS)
     return lab.read_off(progress, level, attempt, read, ok, FUSION_POINTS)

@@ -170,11 +170,8 @@ def read_heads(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     if "result" not in attempt or "stars" in attempt:
         return None
     heads = attempt["result"]["heads"]
-    try:
-        read = int(str(data.get("read")))
-    except ValueError:
-        return progress, attempt, lab.refusal(t("lab_bad", lang))
-    if read not in heads:
+    read = lab.chosen(data, "read", heads)
+    if read is None:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read in heads_lesson.lowest(attempt["result"])[0]
     right, total = attempt["pairs"]

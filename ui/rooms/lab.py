@@ -326,6 +326,16 @@ def checking(
     return f"{rule_line}{row}{cap}{result_box(result)}{RETHINK_SLOT}"
 
 
+def chosen(data: dict, key: str, allowed) -> int | None:
+    """The whole number a reading question's answer names (data[key]), if it is one of `allowed`; else None (the room
+    refuses it and changes nothing)."""
+    try:
+        value = int(str(data.get(key)))
+    except ValueError:
+        return None
+    return value if value in allowed else None
+
+
 def verdict(text: str, cls: str = "", **data: object) -> str:
     """The answer's first line: what was measured against what the player said (data-… attributes for tests)."""
     return f'<div class="result-head{" " + cls if cls else ""}"{data_attrs(data)}>{esc(text)}</div>'

@@ -88,11 +88,8 @@ def read_positions(level: Level, lang: str, progress: dict, attempt: Attempt, da
     """The question read off the numbers passes the level; the predictions add the rest of the stars."""
     if "points" not in attempt or "stars" in attempt:
         return None
-    try:
-        read = int(str(data.get("read")))
-    except ValueError:
-        return progress, attempt, lab.refusal(t("lab_bad", lang))
-    if not 0 <= read <= len(positions_lesson.READ_EDGES):
+    read = lab.chosen(data, "read", range(len(positions_lesson.READ_EDGES) + 1))
+    if read is None:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     ok = read == positions_lesson.reading_answer(api.positions(level.text[lang], lang))
     return lab.read_off(progress, level, attempt, read, ok, len(PREDICTIONS))
