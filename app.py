@@ -46,8 +46,7 @@ PAGE = ["session", "saved", "top", "panel", "maps", "quiz", "lab", "sandbox", "t
 PAGE_AND_CODES = [*PAGE, "codes"]
 LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the endpoints that race or train wait for the server's lane (dragon/runtime/lane.py runs one at a time); at most two
-# such
-# calls hold a worker at once
+# such calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
 REAL_MODEL = {"concurrency_limit": 2, "concurrency_id": "real-model"}  # the pretrained model: two calls at a time
 # Gradio keeps each session's state (a copy of the page's config, ≈64 KB, and the player's attempt) until this many
@@ -61,10 +60,9 @@ def as_update(name: str, value):
 
 
 def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: bool = False, move: bool = False):
-    """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n,
-    the handler takes its n inputs and then the data the component's script sent with the event; owned, the runs
-    it puts in the lane count against the caller's address (dragon/runtime/lane.py PER_OWNER); a `move` (a slider, an
-    answer, a
+    """Wrap a handler returning {name: value} (or yielding such dicts) into Gradio's outputs. With event_data=n, the
+    handler takes its n inputs and then the data the component's script sent with the event; owned, the runs it puts in
+    the lane count against the caller's address (dragon/runtime/lane.py PER_OWNER); a `move` (a slider, an answer, a
     lab's action) counts as one in a live class's record of a framed session."""
 
     def shape(result: dict):
@@ -289,9 +287,8 @@ def build_app() -> gr.Blocks:
         c["quiz"].check(fn, state, out, **quiet)
 
         # the lab levels (chapters 3–5): each button is an event answered by the room on screen (ui/rooms/registry.py);
-        # a race,
-        # a training or a load goes to the server's lane (dragon/runtime/lane.py) and the panel draws its own wait
-        # (ui/rooms/waits.py), so no event waits in Gradio's queue for it
+        # a race, a training or a load goes to the server's lane (dragon/runtime/lane.py) and the panel draws its own
+        # wait (ui/rooms/waits.py), so no event waits in Gradio's queue for it
         for name in rooms.EVENTS:
             fn, out = wire(c, rooms.handler(name), LAB, event_data=2, owned=True, move=True)
             getattr(c["lab"], name)(fn, state, out, **quiet, trigger_mode="once")

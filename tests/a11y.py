@@ -10,8 +10,8 @@ import axe_playwright_python
 AXE = Path(axe_playwright_python.__file__).resolve().parent / "axe.min.js"
 BLOCKING = ("serious", "critical")
 # Colours are judged as drawn: a fade still running (a page just opened, a button's hover) or Gradio's veil over a
-# component whose event is under way blends them, so the audit waits until every finite animation and transition
-# has ended and no veil is up.
+# component whose event is under way blends them, so the audit waits until every finite animation and transition has
+# ended and no veil is up.
 SETTLED = """() => document.getAnimations().every(
     (a) => a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)
   && !document.querySelector('[data-testid="status-tracker"].translucent:not(.hide)')"""

@@ -1,6 +1,6 @@
 """The request body limit (ui/server/body_limit.py): a body over the limit is refused with 413 and a clear message, by
-its
-length before it is read or, sent in chunks, as soon as it passes the limit; a body within it reaches the app whole."""
+its length before it is read or, sent in chunks, as soon as it passes the limit; a body within it reaches the app
+whole."""
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware

@@ -111,8 +111,7 @@ def read_sandbox(a: Player) -> None:
 
 class HeldClock:
     """ui/rooms/sliders.py's clock, whose pause after the demo's second step waits until the test lets it go: B is
-    mid-demo
-    (the goddess's gauge on screen, her sliders off the player's) for as long as A is being checked."""
+    mid-demo (the goddess's gauge on screen, her sliders off the player's) for as long as A is being checked."""
 
     def __init__(self) -> None:
         self.gate, self.held, self.steps = threading.Event(), threading.Event(), 0

@@ -1,6 +1,5 @@
 """The live class's rules and routes (dragon/classroom/room.py, ui/live_class/routes.py) on the real store and the real
-engine:
-dealing heads, the class dragon's score from the fused output, who may see and do what, bad input, the CSV."""
+engine: dealing heads, the class dragon's score from the fused output, who may see and do what, bad input, the CSV."""
 
 import csv
 import io

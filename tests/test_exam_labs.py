@@ -1,8 +1,6 @@
 """A class exam's lab rounds (dragon/classroom/lab_variants.py, dragon/classroom/room.py): 3-1 and 4-1 ask questions
-drawn
-for the
-round that the public game does not answer, a seeded lab trains a seed no public page or endpoint takes, and a lab
-whose answers stay the same on fresh numbers cannot be an exam round."""
+drawn for the round that the public game does not answer, a seeded lab trains a seed no public page or endpoint takes,
+and a lab whose answers stay the same on fresh numbers cannot be an exam round."""
 
 import re
 from pathlib import Path

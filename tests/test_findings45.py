@@ -6,11 +6,10 @@ no sentence shown is false, no group lacks its one true sentence. Each key fact 
 own arithmetic, not by the Finding's condition, and a coverage test keeps every sentence key that states a finding
 in some FINDINGS tuple.
 
-Training: the app trains 600 steps with seed 0 (api.GROW_STEPS), shared once per server and with the other tests of
-the session (dragon/runtime/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for those seeds, not
-a
-shorter one, because the sentences are about the trained state (which heads split or switched, what pruning costs);
-each takes about 6 s on one CPU thread, and their pruning about 4 s."""
+Training: the app trains 600 steps with seed 0 (api.GROW_STEPS), shared once per server and with the other tests of the
+session (dragon/runtime/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for those seeds, not a
+shorter one, because the sentences are about the trained state (which heads split or switched, what pruning costs); each
+takes about 6 s on one CPU thread, and their pruning about 4 s."""
 
 import itertools
 import re

@@ -1,6 +1,5 @@
 """The script put first in the page's <head> (ui/server/first_script.py): in every HTML page, before anything else
-there,
-with the page's length told again; other answers and other methods untouched."""
+there, with the page's length told again; other answers and other methods untouched."""
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware

@@ -1,7 +1,6 @@
 """4-1's grid of the real model's heads (ui/widgets/heads_grid.py) and the shaded words' type colour (ui/views.ink),
-without a
-browser: every head a button with its real weight and top words, the pick and the strongest marked in words, and type
-that keeps 4.5 : 1 on every shade."""
+without a browser: every head a button with its real weight and top words, the pick and the strongest marked in words,
+and type that keeps 4.5 : 1 on every shade."""
 
 import re
 

@@ -1,6 +1,6 @@
 """The registry of rooms (ui/rooms/registry.py) and the lab toolkit (ui/rooms/lab.py): every lab level kind has one
-room, every
-button on a panel is an action of its room, a new kind is one entry, and only the toolkit writes the blocks."""
+room, every button on a panel is an action of its room, a new kind is one entry, and only the toolkit writes the
+blocks."""
 
 import dataclasses
 import re

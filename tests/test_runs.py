@@ -1,7 +1,6 @@
 """The server's lane (dragon/runtime/lane.py) and the waits it gives the page (ui/rooms/waits.py): one run at a time,
-races first,
-a known result shared at once, the same numbers as a fresh run with that seed, a new seed trained afresh, and a
-waiting player told what runs, how far it is and their place in the queue, in the language on screen."""
+races first, a known result shared at once, the same numbers as a fresh run with that seed, a new seed trained afresh,
+and a waiting player told what runs, how far it is and their place in the queue, in the language on screen."""
 
 import dataclasses
 import re

@@ -153,9 +153,7 @@ def member_seed(seed: int, token: str) -> int:
 def examinable(level: Level) -> bool:
     """Whether a level can be an exam round: a slider level (a fresh target), a seeded training (a fresh seed) or a lab
     whose questions are drawn afresh (3-1, 4-1: dragon/classroom/lab_variants.py). Any other lab asks what is the same
-    on
-    any
-    fresh numbers, so the public game would answer it."""
+    on any fresh numbers, so the public game would answer it."""
     return level.sliders or level.kind in SEEDED_KINDS or level.kind in FRESH_KINDS
 
 

@@ -16,8 +16,7 @@ DECIMALS = 4
 KEEP_EDGES = (0.2, 0.6)  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (game.KEEP_BUCKETS)
 REACH_EDGES = (2, 5)  # heads reaching an output number: 1 "one", 2–4 "a few", 5+ "all of them" (game.REACH_BUCKETS)
 # 3-3's second prediction (ui/rooms/rethink.py): the two keeps on another text, none of whose numbers the page has
-# shown;
-# each of these is decided by a clear margin (tests/test_rethink.py: one accepted bucket each).
+# shown; each of these is decided by a clear margin (tests/test_rethink.py: one accepted bucket each).
 AGAIN_TEXTS = {
     "zh": ("床前明月光，疑是地上霜。", "春眠不觉晓，处处闻啼鸟。", "我们提出一种新的注意力方法，实验表明它更快。",
            "你好！今天天气怎么样？"),

@@ -28,8 +28,7 @@ DECIMALS = 4
 SAME = 1e-5  # outputs this close after un-permuting are the same vectors (float32 rounding is ~1e-7)
 READ_EDGES = (0.001, 0.1)  # 5-1's reading of the largest difference: under 0.001, up to 0.1, over 0.1
 # 5-1's second prediction (ui/rooms/rethink.py) asks about another pair, one of these and its subject/object swap: each
-# is
-# decided by a clear margin (tests/test_rethink.py: "same" under SAME, "different" by more than DIFFER).
+# is decided by a clear margin (tests/test_rethink.py: "same" under SAME, "different" by more than DIFFER).
 AGAIN_TEXTS = {
     "zh": ("猫追老鼠", "老师表扬学生", "妈妈喜欢女儿", "小狗咬小猫", "医生帮助病人"),
     "en": ("The cat chases the mouse.", "The teacher praises the student.", "The girl thanks the boy.",

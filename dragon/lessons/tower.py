@@ -19,8 +19,7 @@ from dragon.text.lexicon import ASSETS
 
 SENTENCES_FILE = ASSETS / "lessons" / "tower_sentences.txt"
 # 4-2's second prediction (ui/rooms/rethink.py): groups of sentences the page has not read, one file each, asked the
-# same
-# four questions (AGAIN_QUESTIONS) as the tower itself
+# same four questions (AGAIN_QUESTIONS) as the tower itself
 AGAIN_DIR = ASSETS / "lessons" / "tower_again"
 AGAIN_GROUPS = tuple(sorted(AGAIN_DIR.glob("*.txt")))
 AGAIN_QUESTIONS = ("rises", "adjacent", "quiet", "nearest")
