@@ -1,12 +1,15 @@
 """Claims as data: every level's narration is held to the real attention, in each language."""
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dragon import default_dragon
 from dragon.config import HEADS
+from dragon.levels import teacher
 from dragon.levels.claims import FOUND_SHARE, MUST_SPEAK, check_level, measure, silent_heads
 from dragon.levels.loader import LANGS, LevelError, load_chapter, load_levels
 from tests.test_levels import GOOD
@@ -110,6 +113,40 @@ def test_malformed_claims_name_the_field(tmp_path: Path, change, message) -> Non
     assert change[0] in GOOD
     with pytest.raises(LevelError, match=rf"^pack\.yaml: levels\[0\] \(9-1\)\.{message}"):
         load(tmp_path, GOOD.replace(*change))
+
+
+ZH_CLAIMS = "zh: [{head: emotion, words: [思]}, {head: logic, silent: true}]"
+TEACHER_LEVEL = {"title": "思", "lang": "zh", "text": "床前明月光，低头思故乡。", "target": {"emotion": 1}}
+
+
+@pytest.mark.parametrize(
+    "claims, message",
+    [
+        ("[{head: emotion, words: [1]}]", "[0].words: must be non-empty strings"),
+        ("[{head: emotion, from: '', words: [思]}]", "[0].from: must be a word of the text"),
+        ("[{head: emotion, silent: maybe, words: [思]}]", "[0]: must list the words"),
+        ("[{head: emotion, words: [思]}, {head: emotion, alone: [光]}]", "[1].head: emotion is claimed twice"),
+        ("{head: emotion}", ": must be a list of at least one"),
+    ],
+)  # fmt: skip
+def test_shipped_and_teacher_levels_share_one_claims_parser(tmp_path: Path, claims, message) -> None:
+    """The same bad claim, the same message from the level loader and from a teacher's level check."""
+    with pytest.raises(LevelError) as shipped:
+        load(tmp_path, GOOD.replace(ZH_CLAIMS, f"zh: {claims}"))
+    said = str(shipped.value).removeprefix("pack.yaml: levels[0] (9-1).claims.zh")
+    assert said.startswith(message)
+    assert teacher.canonical({**TEACHER_LEVEL, "claims": yaml.safe_load(claims)})[1] == [f"claims{said}"]
+
+
+def test_only_a_teacher_may_name_a_head_and_is_held_to_max_claims(tmp_path: Path) -> None:
+    with pytest.raises(LevelError, match=r"claims\.zh\[0\]\.head: must be a head id .*, not '情感'$"):
+        load(tmp_path, GOOD.replace(ZH_CLAIMS, "zh: [{head: 情感, words: [思]}]"))
+    canon, errors = teacher.canonical({**TEACHER_LEVEL, "claims": [{"head": "情感", "words": ["思"]}]})
+    assert errors == [] and canon["claims"] == [{"head": "emotion", "words": ["思"]}]
+    many = [{"head": h, "silent": True} for h in HEADS] + [{"head": "emotion", "from": "思", "words": ["乡"]}]
+    assert teacher.canonical({**TEACHER_LEVEL, "claims": many})[1] == ["claims: lists 9 claims; at most 8"]
+    with pytest.raises(LevelError, match=r"level 9-1 \(zh\): head grammar is said to have nothing to say"):
+        load(tmp_path, GOOD.replace(ZH_CLAIMS, "zh: " + json.dumps(many, ensure_ascii=False)))  # no cap: measured
 
 
 def test_a_target_per_language(tmp_path: Path) -> None:

@@ -2,9 +2,11 @@
 
 import torch
 
-from dragon.config import HEADS
+from dragon.checks import brief
+from dragon.config import HEAD_NAMES, HEADS
 from dragon.engine import Reading, default_dragon
 from dragon.levels.level import Claim, Level
+from dragon.text.analyser import MAX_TOKENS
 
 # A claimed word is "found" by a head when it gets at least this share of the head's attention between words
 # (attention received from the OTHER words, summed over their query rows, sink excluded, divided by the head's
@@ -20,6 +22,76 @@ LINK_MASS = 0.25
 SILENT = 0.05
 # A head the target weights at least this much must speak in that language (else its slider is a dead weight).
 MUST_SPEAK = 0.2
+CLAIM_FIELDS = ("head", "words", "silent", "from", "alone")
+MAX_CLAIM_WORD = 40  # characters of one claimed word (a list of them holds at most MAX_TOKENS, what the dragon reads)
+
+# A head may be named by its id, its Chinese name (情感头 or 情感) or its English name (Emotion), any case
+HEAD_ALIASES = {alias: head for head, (zh, en) in HEAD_NAMES.items()
+                for alias in (head, zh, zh.removesuffix("头"), en.lower())}  # fmt: skip
+
+
+def head_of(name) -> str | None:
+    """The head id a level file means by `name` (an id or a head's name in either language), else None."""
+    return HEAD_ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
+
+
+# --- reading claims: one parser for shipped levels (loader) and teachers' levels (teacher) ------------------------
+
+
+def parse_claims(items, where: str, *, names: bool = False, most: int | None = None
+                 ) -> tuple[tuple[Claim, ...], list[tuple[str, str]]]:  # fmt: skip
+    """One language's claims, `[{head: time, words: [昨天]}, {head: logic, silent: true}]`, read into Claims: (the
+    good ones, a (path, message) per problem, in order and at most one per claim). `names`: a head may also be named
+    as `head_of` reads it (a teacher's level), not only by its id; `most`: at most this many claims. A shipped level
+    raises on the first problem, a teacher's level lists them all."""
+    if not isinstance(items, list) or not items:
+        return (), [(where, "must be a list of at least one {head, words} or {head, silent: true}")]
+    if most is not None and len(items) > most:
+        return (), [(where, f"lists {len(items)} claims; at most {most}")]
+    claims, wrong, seen = [], [], set()
+    for i, item in enumerate(items):
+        path = f"{where}[{i}]"
+        claim = parse_claim(item, path, names)
+        if not isinstance(claim, Claim):
+            wrong.append(claim)
+        elif (claim.head, claim.source) in seen:
+            wrong.append((f"{path}.head", f"{claim.head} is claimed twice"))
+        else:
+            seen.add((claim.head, claim.source))
+            claims.append(claim)
+    return tuple(claims), wrong
+
+
+def parse_claim(item, path: str, names: bool = False) -> Claim | tuple[str, str]:
+    """`{head, words}` (the head links these words), `{head, alone}` (it hears these words, each looking only at
+    itself), both, `{head, from, words}` (one word's row) or `{head, silent: true}`; else the (path, message) of the
+    first thing wrong with it."""
+    if not isinstance(item, dict) or set(item) - set(CLAIM_FIELDS):
+        return path, "must be a mapping with head and words (or alone, or silent: true), optionally from"
+    head = head_of(item.get("head")) if names else item.get("head")
+    if head not in HEADS:
+        named = " or a head's name" if names else ""
+        return f"{path}.head", f"must be a head id ({', '.join(HEADS)}){named}, not {brief(item.get('head'))}"
+    silent, words, source, alone = (item.get(key) for key in ("silent", "words", "from", "alone"))
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        return f"{path}.from", "must be a word of the text"
+    if silent is True and words is None and source is None and alone is None:
+        return Claim(head, (), True)
+    lists = all(v is None or (isinstance(v, list) and v) for v in (words, alone))
+    if silent not in (False, None) or not lists or not (words or alone) or (alone and source):
+        return path, "must list the words the head finds (or hears alone), or say silent: true"
+    for key, value in (("words", words), ("alone", alone)):
+        if not value:
+            continue
+        if not all(isinstance(w, str) and w.strip() for w in value):
+            return f"{path}.{key}", "must be non-empty strings"
+        if len(value) > MAX_TOKENS:
+            return f"{path}.{key}", f"lists {len(value)} words; at most {MAX_TOKENS} (what the dragon reads)"
+        long = [w.strip() for w in value if len(w.strip()) > MAX_CLAIM_WORD]
+        if long:
+            return f"{path}.{key}", f"{brief(long[0])} has {len(long[0])} characters; at most {MAX_CLAIM_WORD}"
+    return Claim(head, tuple(w.strip() for w in words or ()), source=source.strip() if source else None,
+                 alone=tuple(w.strip() for w in alone or ()))  # fmt: skip
 
 
 def between_words(reading: Reading) -> torch.Tensor:

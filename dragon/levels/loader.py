@@ -14,7 +14,7 @@ from dragon.lessons import facts as facts_table
 from dragon.lessons.minilm.wordpiece import normalise, split_words
 from dragon.lessons.positions import read_tokens, swap_permutation
 from dragon.lessons.race import MAX_LENGTH, MAX_LENGTHS
-from dragon.levels.claims import check_level
+from dragon.levels.claims import check_level, parse_claims
 from dragon.levels.level import (
     KINDS,
     LANGS,
@@ -96,7 +96,8 @@ class _Reader:
         return tuple(gates)
 
     def claims(self, data: dict, where: str, required: bool) -> dict[str, tuple[Claim, ...]] | None:
-        """`claims: {zh: [{head: time, words: [昨天]}, {head: logic, silent: true}], en: […]}`."""
+        """`claims: {zh: [{head: time, words: [昨天]}, {head: logic, silent: true}], en: […]}`, each list read by
+        claims.parse_claims (as a teacher's level's are), raising on its first problem."""
         value = self.field(data, "claims", where, required)
         if value is None:
             return None
@@ -104,40 +105,11 @@ class _Reader:
             raise self.fail(f"{where}.claims", "must give a list for zh and one for en")
         out = {}
         for lang in LANGS:
-            items, path = value[lang], f"{where}.claims.{lang}"
-            if not isinstance(items, list) or not items:
-                raise self.fail(path, "must be a non-empty list of {head, words} or {head, silent: true}")
-            claims, seen = [], set()
-            for i, item in enumerate(items):
-                claims.append(self.claim(item, f"{path}[{i}]"))
-                key = (claims[-1].head, claims[-1].source)
-                if key in seen:
-                    raise self.fail(f"{path}[{i}].head", f"{claims[-1].head} is claimed twice")
-                seen.add(key)
-            out[lang] = tuple(claims)
+            claims, wrong = parse_claims(value[lang], f"{where}.claims.{lang}")
+            if wrong:
+                raise self.fail(*wrong[0])
+            out[lang] = claims
         return out
-
-    def claim(self, item, where: str) -> Claim:
-        """`{head, words}` (the head links these words), `{head, alone}` (it hears these words, each looking only at
-        itself), both, `{head, from, words}` (one word's row) or `{head, silent: true}`."""
-        if not isinstance(item, dict) or set(item) - {"head", "words", "silent", "from", "alone"}:
-            raise self.fail(where, "must be a mapping with head and words (or alone, or silent: true), optionally from")
-        head = item.get("head")
-        if head not in HEADS:
-            raise self.fail(f"{where}.head", f"must be a head id ({', '.join(HEADS)}), not {head!r}")
-        silent, words, source, alone = item.get("silent", False), item.get("words"), item.get("from"), item.get("alone")
-        if source is not None and (not isinstance(source, str) or not source.strip()):
-            raise self.fail(f"{where}.from", "must be a word of the text")
-        if silent is True and words is None and source is None and alone is None:
-            return Claim(head, (), True)
-        lists = all(v is None or (isinstance(v, list) and v) for v in (words, alone))
-        if silent not in (False, None) or not lists or not (words or alone) or (alone and source):
-            raise self.fail(where, "must list the words the head finds (or hears alone), or say silent: true")
-        for key, value in (("words", words), ("alone", alone)):
-            if value and not all(isinstance(w, str) and w.strip() for w in value):
-                raise self.fail(f"{where}.{key}", "must be non-empty strings")
-        return Claim(head, tuple(str(w).strip() for w in words or ()), source=source.strip() if source else None,
-                     alone=tuple(str(w).strip() for w in alone or ()))  # fmt: skip
 
     def rounds(self, data: dict, where: str) -> dict[str, tuple[Round, ...]]:
         """`rounds: {zh: [{word: 悲伤, head: emotion}, …], en: […]}`: 1…MAX_ROUNDS questions per language."""

@@ -25,9 +25,10 @@ from dataclasses import dataclass, replace
 
 import yaml
 
-from dragon.config import HEAD_NAMES, HEADS
+from dragon.config import HEADS
 from dragon.engine import Reading, default_dragon
 from dragon.levels import puzzle
+from dragon.levels.claims import head_of, parse_claims
 from dragon.levels.claims import problems as claim_problems
 from dragon.levels.level import LANGS, Claim, Level
 from dragon.text.analyser import MAX_TOKENS
@@ -48,16 +49,6 @@ CODE_PREFIX = "T1."
 ID_PATTERN = re.compile(r"^t-[0-9a-f]{12}$")
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN = re.compile(r"[A-Za-z]")
-
-
-# A head may be named by its id, its Chinese name (情感头 or 情感) or its English name (Emotion), any case
-HEAD_ALIASES = {alias: head for head, (zh, en) in HEAD_NAMES.items()
-                for alias in (head, zh, zh.removesuffix("头"), en.lower())}  # fmt: skip
-
-
-def head_of(name) -> str | None:
-    """The head id a level file means by `name` (an id or a head's name in either language), else None."""
-    return HEAD_ALIASES.get(name.strip().lower() if isinstance(name, str) else name)
 
 
 def near(word, choices) -> str:
@@ -180,44 +171,6 @@ def _target(value, errors: list[str]) -> tuple[float, ...] | None:
     return tuple(gates[h] for h in HEADS) if ok else None
 
 
-def _claims(value, errors: list[str]) -> tuple[Claim, ...] | None:
-    if not isinstance(value, list) or not value:
-        errors.append("claims: must be a list of {head, words} or {head, silent: true}")
-        return None
-    if len(value) > MAX_CLAIMS:
-        errors.append(f"claims: lists {len(value)} claims; at most {MAX_CLAIMS}")
-        return None
-    out, seen = [], set()
-    for i, item in enumerate(value):
-        path = f"claims[{i}]"
-        if not isinstance(item, dict) or set(map(str, item)) - {"head", "words", "silent", "from", "alone"}:
-            errors.append(f"{path}: must be a mapping with head and words (or alone, or silent: true), optionally from")
-            continue
-        head = head_of(item.get("head"))
-        if head is None:
-            errors.append(f"{path}.head: must be a head ({', '.join(HEADS)}), not {item.get('head')!r}"[:160])
-            continue
-        if item.get("silent") is True and all(item.get(k) is None for k in ("words", "from", "alone")):
-            claim = Claim(head, (), True)
-        else:
-            lists = [item.get(k) for k in ("words", "alone")]
-            good = [v is None or (isinstance(v, list) and 0 < len(v) <= MAX_TOKENS and all(
-                isinstance(w, str) and 0 < len(w.strip()) <= 40 for w in v)) for v in lists]  # fmt: skip
-            source = item.get("from")
-            if item.get("silent") not in (None, False) or not all(good) or not any(lists) or (
-                    source is not None and (not isinstance(source, str) or not source.strip() or item.get("alone"))):
-                errors.append(f"{path}: must list the words the head finds (words: [...]), or say silent: true")
-                continue
-            words, alone = (tuple(w.strip() for w in v or ()) for v in lists)
-            claim = Claim(head, words, source=source.strip() if source else None, alone=alone)
-        if (claim.head, claim.source) in seen:
-            errors.append(f"{path}.head: {head} is claimed twice")
-            continue
-        seen.add((claim.head, claim.source))
-        out.append(claim)
-    return tuple(out)
-
-
 def _language_of_text(text: str, lang: str, errors: list[str]) -> None:
     han, latin = len(HAN.findall(text)), len(LATIN.findall(text))
     if lang == "zh" and han == 0:
@@ -267,10 +220,10 @@ def canonical(data) -> tuple[dict | None, list[str]]:
                 errors.append(f"{key}: must be one of {', '.join(allowed)}, not {data[key]!r}"[:120])
             else:
                 out[key] = data[key]
-    if data.get("claims") is not None:
-        claims = _claims(data["claims"], errors)
-        if claims is not None:
-            out["claims"] = [_claim_data(c) for c in claims]
+    if data.get("claims") is not None:  # read as a shipped level's are, a head also by its name, every problem named
+        claims, wrong = parse_claims(data["claims"], "claims", names=True, most=MAX_CLAIMS)
+        errors += [f"{path}: {message}" for path, message in wrong]
+        out["claims"] = [_claim_data(c) for c in claims]
     if errors:
         return None, errors
     return out, []
