@@ -1,8 +1,6 @@
 """The public API behind the app's endpoints: levels(), play(), hint(), explain() as plain JSON (no Gradio)."""
 
-import dataclasses
 import functools
-import secrets
 from collections.abc import Callable
 
 from dragon import chapter1 as chapter1_lesson
@@ -20,16 +18,13 @@ from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons import own_sentence as own_sentence_lesson
 from dragon.lessons import positions as positions_lesson
-from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.claims import measure, silent_heads
 from dragon.levels.loader import Level, get_level, load_levels
-from dragon.runtime.device import best_device
-from dragon.runtime.gpu import on_gpu
-from dragon.runtime.lane import LANE, Run
-from dragon.runtime.shared import known, once
+from dragon.runs import RUNS
+from dragon.runtime.lane import Run
 from dragon.scoring import as_gates, score, stars
 from dragon.scoring import hint as gradient_hint
 
@@ -175,11 +170,6 @@ def check_level(level) -> dict:
 
 # Chapter 3, 并行与融合: inside the formula, the race, fusion, how many heads (each lesson in dragon/lessons/).
 
-EXPERIMENT = heads_lesson.Experiment()  # what heads_experiment() trains; only tests shorten it, the app never does
-GROW_STEPS = growing_lesson.Growth().ex.steps  # what 4-3 trains in the app; only tests shorten it, the app never does
-PRUNED_STEPS = growing_lesson.Growth().ex.steps  # the run 4-4 prunes (pruning.trained)
-
-
 def text_reading(text: str, lang: str) -> Reading:
     """The dragon's reading of a player's text; empty text or an unknown lang is a ValueError that says so."""
     if not isinstance(text, str) or not text.strip():
@@ -222,57 +212,33 @@ def fusion(text: str, lang: str = "auto") -> dict:
     return {"lang": reading.analysis.lang, "truncated": reading.analysis.truncated, "device": "cpu", **out}
 
 
-def _timed_race(lengths: list[int], report: Callable[..., object] | None = None) -> dict:
-    return on_gpu(duration=60)(race_lesson.race)(lengths, progress=report)
-
-
 def race(lengths: list[int] | None = None) -> dict:
     """The per-head loop against all heads batched, timed now on the best device at each length (≤ 8 lengths,
     each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal). It runs in the server's
     lane (dragon/runtime/lane.py), so no other race or training shares its clock."""
-    lengths = race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths)
-    return LANE.run_now(f"race/{secrets.token_hex(8)}", lambda report: _timed_race(lengths, report), "race")
-
-
-def _reference(length: int) -> tuple[str, Callable, tuple[bool, object]]:
-    T = race_lesson.check_lengths([length])[0]
-    memo = ("race-reference", T, str(best_device()))
-    run = lambda report: once(memo, lambda: on_gpu(duration=60)(race_lesson.reference)(T))  # noqa: E731
-    return "/".join(map(str, memo)), run, known(memo)
+    return RUNS.race(lengths)
 
 
 def race_reference(length: int) -> dict:
     """The speed-up at one length over repeated races on the serving device (run once per server, in the lane, then
     shared): speedups, lo and hi, the range a guess of 3-2 is scored against."""
-    key, compute, found = _reference(length)
-    return LANE.run_now(key, compute, "race", level="3-2", known=found)
+    return RUNS.race_reference(length)
 
 
 def race_reference_run(length: int) -> Run:
     """The reference races for one length in the lane (the run already known, if any)."""
-    key, compute, found = _reference(length)
-    return LANE.submit(key, compute, "race", level="3-2", known=found)
+    return RUNS.race_reference_run(length)
 
 
 def race_run(lengths: list[int], guess_at: int) -> Run:
     """3-2's race for one press of its button, in the lane: the race timed now, and the reference range."""
-    lengths, T = race_lesson.check_lengths(lengths), race_lesson.check_lengths([guess_at])[0]
-    return LANE.submit(f"race/{secrets.token_hex(8)}", lambda report: {"result": _timed_race(lengths, report),
-                       "reference": race_reference(T)}, "race", level="3-2")  # fmt: skip
-
-
-def _heads(seed: int) -> tuple[str, Callable, tuple[bool, object]]:
-    ex = dataclasses.replace(EXPERIMENT, seed=growing_lesson.check_seed(seed))
-    memo = ("heads", ex, str(best_device()))
-    train = on_gpu(duration=120)(heads_lesson.run)
-    return f"heads/{ex!r}/{memo[2]}", lambda report: once(memo, lambda: train(ex, progress=report)), known(memo)
+    return RUNS.race_run(lengths, guess_at)
 
 
 def heads_run(seed: int = 0) -> Run:
     """3-4's five models for this seed in the lane: the run already known for it (queued, training or done), else a
     new one. Only a new seed trains again: seed 0 is trained once per server and shared."""
-    key, compute, found = _heads(seed)
-    return LANE.submit(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed), known=found)
+    return RUNS.heads_run(seed)
 
 
 def heads_experiment(seed: int = 0) -> dict:
@@ -280,8 +246,7 @@ def heads_experiment(seed: int = 0) -> dict:
     parameter counts, loss curves, final loss and accuracy, the device and the seconds it took. A seed gives one
     result, so it is trained once per server, in the lane, and shared (a later caller waits for that run, not for a
     run of its own; only the first one asks for a GPU)."""
-    key, compute, found = _heads(seed)
-    return LANE.run_now(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed), known=found)
+    return RUNS.heads_experiment(seed)
 
 
 def facts() -> dict:
@@ -331,18 +296,6 @@ def tower() -> dict:
     return tower_lesson.tower()
 
 
-def _grow(steps: int | None, seed: int, progress: Callable[..., object] | None = None) -> tuple[str, Callable, tuple]:
-    steps = growing_lesson.check_steps(GROW_STEPS if steps is None else steps)
-    seed = growing_lesson.check_seed(seed)
-
-    def compute(report: Callable[..., object]) -> dict:
-        both = report if progress is None else lambda *a: (report(*a), progress(*a[:2]))
-        return growing_lesson.grow(steps, seed, both)
-
-    found, model_and_run = known(growing_lesson.memo_key(steps, seed))
-    return f"grow/steps={steps}/seed={seed}/{best_device()}", compute, (found, model_and_run[1] if found else None)
-
-
 def public_seed(seed: object) -> int:
     """A seed a public caller may ask for: 0 … 2³¹ − 1 (a class exam trains seeds above them, which no caller can)."""
     return growing_lesson.check_public_seed(seed)
@@ -351,32 +304,25 @@ def public_seed(seed: object) -> int:
 def grow_run(steps: int | None = None, seed: int = 0) -> Run:
     """4-3's eight heads trained for (steps, seed) in the lane: the run already known for them, else a new one
     (seed 0 at the app's steps is trained once per server; 4-4 prunes that very model)."""
-    key, compute, found = _grow(steps, seed)
-    return LANE.submit(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed), known=found)
+    return RUNS.grow_run(steps, seed)
 
 
 def grow(steps: int = 600, seed: int = 0, progress: Callable[[float, str], object] | None = None) -> dict:
     """Eight heads trained live from random weights on six relations (steps 30…3000): loss and specialisation
     curves, snapshots of every head's map labelled random → faint → clear → settled by measured specialisation.
     Trained once per server for (steps, seed), in the lane."""
-    key, compute, found = _grow(steps, seed, progress)
-    return LANE.run_now(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed), known=found)
+    return RUNS.grow(steps, seed, progress)
 
 
 def prune(active: list[int], seed: int = 0) -> dict:
     """4-3's trained model (that seed) with heads switched on (1) and off (0): its accuracy and the full accuracy."""
-    pruning_lesson.check_active(active, growing_lesson.Growth().heads)  # bad switches never start a training
-    seed = growing_lesson.check_seed(seed)
-    grow(PRUNED_STEPS, seed)  # the model it prunes, trained in the lane if it is not yet
-    return pruning_lesson.prune(active, seed)
+    return RUNS.prune(active, seed)
 
 
 def prune_best(seed: int = 0) -> dict:
     """The pruning answer: the most heads off at ≥ 90 % of full accuracy over all 2⁸ subsets, and the most alike
     pair of heads."""
-    seed = growing_lesson.check_seed(seed)
-    grow(PRUNED_STEPS, seed)
-    return pruning_lesson.best_pruning(seed)
+    return RUNS.prune_best(seed)
 
 
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
@@ -462,7 +408,7 @@ def questions(level: Level, lang: str) -> list[dict]:
         for qid, q in tower_lesson.answer_key(tower()).items():
             qs.append(question(qid, q["accepted"], None, q["margin"], q["unit"]))
     elif kind == "grow":
-        run = grow(GROW_STEPS, 0)
+        run = grow(RUNS.sizes.grow_steps, 0)
         cards = growing_lesson.stage_snapshots(run)
         for i, snap in enumerate(cards):
             qs.append(question(f"card:{snap['stage']}", [snap["stage"]], snap["specialisation"],

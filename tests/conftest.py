@@ -19,6 +19,10 @@ import torch  # noqa: E402
 # (heads_experiment.threads) and gives them back.
 torch.set_num_threads(1)
 
+# every test and the app the tests start train the suite's one short configuration of each lesson (dragon/runs.py
+# SHORT), each seed once per run; a test that needs the app's full sizes asks for them by argument
+os.environ["DRAGON_RUNS"] = "short"
+
 # the app the tests start keeps its live classes in a folder of the test run's own, never in the repository's data/
 os.environ.setdefault("DRAGON_DATA_DIR", tempfile.mkdtemp(prefix="dragon-test-data-"))
 

@@ -9,7 +9,6 @@ import pytest
 
 from dragon import api, game
 from dragon.lessons import fusion as fusion_lesson
-from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.loader import get_level
 from tests.test_browser import SIZES, in_view, opening, shot, text_sizes_below  # noqa: F401  (browser: a fixture)
 from ui.rooms import formula as formula_room
@@ -166,9 +165,7 @@ def test_fusion_order_predict_switch_and_read_zh_phone(open_lab) -> None:
     assert "★★★" in page.locator("#top .level-pick option[value='3-3']").text_content()
 
 
-def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a short real run that no other test trains (3-4's runs are shared per server), so the wait shows
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=10))
+def test_how_many_heads_rank_train_and_quiz_en(open_lab) -> None:
     page = open_lab("level=3-4&lang=en")
     assert "all equal" in page.locator("#lab .formula-line").inner_text()  # parameters counted before training
     for i in range(5):
@@ -178,6 +175,7 @@ def test_how_many_heads_rank_train_and_quiz_en(open_lab, monkeypatch: pytest.Mon
     ranking = [16, 8, 4, 2, 1]
     for i, h in enumerate(ranking):
         page.locator(f"#lab [data-answer=r{i}]").select_option(str(h))
+    page.locator('#lab [data-answer="seed"]').fill("34")  # a seed no other test trains (runs are shared), so it waits
     page.locator("#mhd-lab-train").click()
     page.wait_for_selector("#lab .wait-box", timeout=20_000)  # the lane's wait: what trains, how far, the live curve
     wait_text(page, "#lab .wait-box", "now h =")
@@ -243,8 +241,7 @@ def test_race_refused_twice_then_runs_and_fits_a_phone(open_lab) -> None:
     shot(page, "ch3-race-phone-en-flops")
 
 
-def test_heads_refused_twice_then_trains_and_fits_a_phone_zh(open_lab, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=15))  # a short real run
+def test_heads_refused_twice_then_trains_and_fits_a_phone_zh(open_lab) -> None:
     page = open_lab("level=3-4&lang=zh", "phone", **MOBILE)
     assert page_fits(page), page.evaluate("document.documentElement.scrollWidth")
     refused_twice(page, "train", "什么都没有改变")  # an empty ranking, twice

@@ -14,7 +14,6 @@ from dragon.config import HEADS
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
-from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.claims import top_words
 from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
@@ -160,9 +159,8 @@ def test_every_lab_level_is_played_here() -> None:
 
 
 @pytest.mark.parametrize("level_id", LAB_LEVELS)
-def test_projector_every_lab_answer_is_in_view_whole_after_its_action(open_lab, monkeypatch, level_id) -> None:  # noqa: F811
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=10))  # 3-4: a short run, shared
-    monkeypatch.setattr(api, "GROW_STEPS", 400)  # 4-3: a short run that still reaches every stage
+def test_projector_every_lab_answer_is_in_view_whole_after_its_action(open_lab, level_id) -> None:  # noqa: F811
+    # 3-4 and 4-3 train the suite's short runs (dragon/runs.py SHORT), shared with every other test
     page = open_lab(f"level={level_id}&lang=en&projector=1", "projector")
     page.wait_for_selector("#lab [data-act]:not([data-act=again])", timeout=SLOW)  # the model loaded, where needed
     assert play_lab(page, level_id, "en")

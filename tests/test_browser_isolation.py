@@ -10,10 +10,9 @@ import time
 
 import pytest
 
-from dragon import api, game
+from dragon import game
 from dragon.config import HEADS
 from dragon.lessons import heads_experiment as heads_lesson
-from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.loader import get_level, load_levels
 from tests.test_browser import SIZES, shot
 from tests.test_browser_injection import fair_target, set_gates
@@ -183,7 +182,6 @@ def test_the_sandbox_and_a_goddess_demo_at_the_same_time(players, monkeypatch: p
 def test_the_sandbox_and_a_training_run_at_the_same_time(players, monkeypatch: pytest.MonkeyPatch) -> None:
     """B trains 3-4 with a seed of its own, held mid-training (the live curve begun) while A reads its sentence and
     makes a level of it, then wins that level; B reads its bars and earns its stars. Neither sees the other's."""
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=90, curve_points=9, eval_size=64))
     gate, held = threading.Event(), threading.Event()
     real = heads_lesson.run
 

@@ -7,8 +7,6 @@ import time
 
 import pytest
 
-from dragon import api
-from dragon.lessons.heads_experiment import Experiment
 from dragon.runtime import lane as runs
 from tests.test_browser import opening, shot, text_sizes_below
 from ui.strings import t
@@ -27,7 +25,6 @@ def open_lab(browser, app_url):
 
 @pytest.mark.parametrize("lang, size", [("zh", "projector"), ("en", "desktop")])
 def test_a_player_behind_a_run_sees_their_place_then_their_run(open_lab, monkeypatch, lang: str, size: str) -> None:
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=90, curve_points=9, eval_size=64))
     seed = {"zh": 1001, "en": 1002}[lang]  # nobody trained these
     page = open_lab(f"level=3-4&lang={lang}" + ("&projector=1" if size == "projector" else ""), size)
     for i, h in enumerate([16, 8, 4, 2, 1]):

@@ -11,8 +11,9 @@ import pytest
 from dragon import api, game, margins
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import race as race_lesson
-from dragon.lessons.heads_experiment import Experiment, run
+from dragon.lessons.heads_experiment import run
 from dragon.levels.loader import LevelError, get_level, load_chapter, load_levels
+from dragon.runs import RUNS
 from dragon.runtime.device import best_device
 from dragon.runtime.shared import once
 from tests.lane import answered
@@ -27,7 +28,7 @@ from ui.strings import t
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u3400-\u9fff]")
-SHORT = Experiment(steps=150, curve_points=15)  # the tests' short run: ~4 s, the same shape as the real one
+SHORT = RUNS.sizes.experiment  # the suite's short run of 3-4 (dragon/runs.py SHORT): ~4 s, the real one's shape
 
 
 def fusion_key(f: dict) -> tuple:
@@ -63,9 +64,9 @@ def short_result() -> dict:
 
 
 @pytest.fixture
-def short_experiment(monkeypatch: pytest.MonkeyPatch, short_result: dict) -> dict:
-    """The 3-4 lab trains the short experiment (its result computed once for this module)."""
-    monkeypatch.setattr(api, "EXPERIMENT", SHORT)
+def short_experiment(short_result: dict) -> dict:
+    """The 3-4 lab trains the short experiment (its result computed once per run)."""
+    assert api.heads_experiment(0) is short_result
     return short_result
 
 

@@ -4,8 +4,7 @@ with clear errors for bad input (and the server keeps serving)."""
 import pytest
 from gradio_client import Client
 
-from dragon import api
-from dragon.lessons.heads_experiment import Experiment
+from dragon.runs import RUNS
 from tests.test_app_api import call_raw
 
 ZH = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
@@ -40,12 +39,12 @@ def test_fusion(client: Client) -> None:
 
 
 @pytest.mark.slow
-def test_heads_experiment(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api, "EXPERIMENT", Experiment(steps=60, curve_points=6, heads=(1, 4)))  # a quick run
-    r = client.predict(api_name="/heads_experiment")
+def test_heads_experiment(client: Client) -> None:
+    r = client.predict(api_name="/heads_experiment")  # the server's run (the suite's short one, shared)
+    ex = RUNS.sizes.experiment
     assert {"heads", "params", "final_loss", "final_accuracy", "curves", "device", "seconds"} <= set(r)
-    assert r["heads"] == [1, 4] and r["params"] == [4 * 64 * 64 + 4 * 64] * 2
-    assert len(r["curves"]["step"]) == 6 and all(len(c) == 6 for c in r["curves"]["loss"])
+    assert r["heads"] == [1, 2, 4, 8, 16] and r["params"] == [4 * 64 * 64 + 4 * 64] * 5
+    assert len(r["curves"]["step"]) == ex.curve_points and all(len(c) == ex.curve_points for c in r["curves"]["loss"])
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from dragon.lessons import own_sentence as sentence_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.loader import LevelError, get_level, load_chapter, load_levels
+from dragon.runs import FULL
 from ui.rooms import badge as badge_room
 from ui.rooms import crystal as crystal_room
 from ui.rooms import grow as grow_room
@@ -235,8 +236,9 @@ def test_growing_up_cards_are_shuffled_per_attempt_and_pruning_uses_that_very_mo
 
     orders = {tuple(grow_room.shuffled(4)) for _ in range(40)}
     assert len(orders) > 1 and (0, 1, 2, 3) not in orders  # a new order each attempt, never the unshuffled one
-    assert pruning.trained(0)[0] is growing.shared(api.GROW_STEPS, 0)[0]  # 4-4 prunes what 4-3 trained, anywhere
-    assert api.grow(api.GROW_STEPS, 0) == growing.shared(api.GROW_STEPS, 0)[1]  # trained once per server, shared
+    assert FULL.pruned_steps == FULL.grow_steps  # in the app, 4-4 prunes the very run 4-3 shows
+    assert pruning.trained(0)[0] is growing.shared(FULL.grow_steps, 0)[0]  # 4-4 prunes what 4-3 trained, anywhere
+    assert api.grow(FULL.grow_steps, 0) == growing.shared(FULL.grow_steps, 0)[1]  # trained once per server, shared
 
 
 def test_crystal_ball_picture_shows_absolute_weight_with_numbers() -> None:

@@ -11,8 +11,8 @@ import pytest
 from dragon import api, game, margins
 from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import race as race_lesson
-from dragon.lessons.heads_experiment import Experiment
 from dragon.levels.loader import LANGS, all_levels, get_level
+from dragon.runs import RUNS
 
 LEVELS = [lv for lv in all_levels().values() if not lv.sliders]
 # what decides each kind of measured answer (DESIGN.md: a share by 5 points, a distance by 0.1 word, a timing by
@@ -22,12 +22,6 @@ NEEDS = {"share": margins.SHARE_MARGIN, "share bucket": margins.SHARE_MARGIN, "c
 EXACT = {"exact", "count", "exact accuracy"}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def short_experiment():
-    """3-4's models trained short (the margin rule is checked on whatever the run gives, as the app would)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(api, "EXPERIMENT", Experiment(steps=150, curve_points=15))
-        yield
 
 
 @pytest.mark.slow
@@ -83,7 +77,7 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
     ran = answered(act, state, saved, worst)  # a race or a training: as the page does, until its run is done
     field = "work" if level.kind == "race" else "read"
     options = {"race": race_lesson.WORK, "fusion": [str(i) for i in range(len(game.REACH_BUCKETS) + 1)],
-               "heads": [str(h) for h in api.EXPERIMENT.heads]}[level.kind]  # fmt: skip
+               "heads": [str(h) for h in RUNS.sizes.experiment.heads]}[level.kind]  # fmt: skip
     passed = set()
     for option in options:
         out = rooms.answer("check", ran["session"], ran["saved"], {field: option})

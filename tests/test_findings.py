@@ -24,6 +24,7 @@ from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, get_level
+from dragon.runs import RUNS
 from dragon.runtime.device import best_device
 from dragon.runtime.shared import once
 from ui.rooms import formula as formula_room
@@ -33,7 +34,7 @@ from ui.rooms import race as race_room
 from ui.strings import STRINGS, t
 
 ROOT = Path(__file__).resolve().parent.parent
-SHORT = heads_lesson.Experiment(steps=150, curve_points=15)  # the tests' run of 3-4 (see the module's docstring)
+SHORT = RUNS.sizes.experiment  # the tests' run of 3-4 (dragon/runs.py SHORT; see the module's docstring)
 SEEDS = (0, 1, 2)
 RACES = 5
 LESSONS = {"3-1": head_math_lesson, "3-2": race_lesson, "3-3": fusion_lesson, "3-4": heads_lesson}

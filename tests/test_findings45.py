@@ -6,10 +6,10 @@ no sentence shown is false, no group lacks its one true sentence. Each key fact 
 own arithmetic, not by the Finding's condition, and a coverage test keeps every sentence key that states a finding
 in some FINDINGS tuple.
 
-Training: the app trains 600 steps with seed 0 (api.GROW_STEPS), shared once per server and with the other tests of the
-session (dragon/runtime/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for those seeds, not a
-shorter one, because the sentences are about the trained state (which heads split or switched, what pruning costs); each
-takes about 6 s on one CPU thread, and their pruning about 4 s."""
+Training: the app trains 600 steps with seed 0 (dragon/runs.py FULL.grow_steps), shared once per server and with the
+other tests of the session (dragon/runtime/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for
+those seeds, not a shorter one, because the sentences are about the trained state (which heads split or switched, what
+pruning costs); each takes about 6 s on one CPU thread, and their pruning about 4 s."""
 
 import itertools
 import re
@@ -25,6 +25,7 @@ from dragon.engine import default_dragon
 from dragon.features import embed
 from dragon.lessons import crystal_ball, growing, own_sentence, positions, pruning, tower
 from dragon.levels.loader import get_level, load_levels
+from dragon.runs import FULL
 from tests.test_own_sentence import KNOWN
 from ui.rooms import crystal as crystal_room
 from ui.rooms import findings_text
@@ -149,7 +150,7 @@ def test_tower_sink_sentence_is_measured(tw: dict) -> None:
 
 @pytest.fixture(scope="module", params=SEEDS)
 def grown(request: pytest.FixtureRequest) -> tuple[int, growing.GatedReader, dict]:
-    model, run = growing.shared(api.GROW_STEPS, request.param)
+    model, run = growing.shared(FULL.grow_steps, request.param)
     return request.param, model, run
 
 

@@ -13,6 +13,7 @@ from dragon.lessons import positions as positions_lesson
 from dragon.lessons import race as race_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.loader import get_level
+from dragon.runs import RUNS
 from tests.lane import answered
 from ui.rooms import registry as rooms
 from ui.rooms import rethinks
@@ -241,7 +242,7 @@ def test_a_believer_who_changes_their_mind_earns_three_stars_on_3_2() -> None:
 
 @pytest.mark.slow
 def test_a_believer_who_changes_their_mind_earns_three_stars_on_3_4() -> None:
-    heads = list(api.EXPERIMENT.heads)
+    heads = list(RUNS.sizes.experiment.heads)
     start = {"session": {"level": "3-4", "lang": "en"}, "saved": fresh()}
     believer = {f"r{i}": str(h) for i, h in enumerate(sorted(heads))}  # "one head, undivided, is best": 1, 2, 4, 8, 16
     out = {**start, **answered("train", start["session"], start["saved"], believer)}

@@ -13,6 +13,8 @@ from dragon import api, game
 from dragon.lessons import growing
 from dragon.lessons.heads_experiment import Experiment, run
 from dragon.levels.loader import all_levels, get_level
+from dragon.runs import RUNS, Runs, Sizes
+from dragon.runs import SHORT as SHORT_SIZES
 from dragon.runtime import lane as runs
 from dragon.runtime.lane import Lane, LaneFullError
 from tests.lane import answered
@@ -21,7 +23,6 @@ from ui.rooms import waits
 from ui.strings import t
 from ui.widgets.draw import esc
 
-SHORT = Experiment(steps=60, curve_points=6, eval_size=64, heads=(1, 2, 4))  # a few seconds on a CPU
 GROW_SHORT = 40
 
 
@@ -74,16 +75,14 @@ def test_a_failed_run_says_why_and_is_tried_again_on_the_next_ask() -> None:
     assert retried is not failed and retried.done.wait(10) and retried.result == 7 and lane.by_id(failed.id) is None
 
 
-def test_the_queue_and_the_record_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    lane = Lane()
+def test_the_queue_and_the_record_are_bounded() -> None:
+    lane = Lane(max_queued=3, keep_done=2)
     gate, _ = hold(lane)
-    monkeypatch.setattr(runs, "MAX_QUEUED", 3)
     queued = [lane.submit(f"q{i}", lambda r: None, "train") for i in range(3)]
     with pytest.raises(LaneFullError):
         lane.submit("one too many", lambda r: None, "train")
     gate.set()
     assert queued[-1].done.wait(10)
-    monkeypatch.setattr(runs, "KEEP_DONE", 2)
     for i in range(4):
         last = lane.submit(f"d{i}", lambda r: None, "race")
         assert last.done.wait(10)
@@ -91,10 +90,9 @@ def test_the_queue_and_the_record_are_bounded(monkeypatch: pytest.MonkeyPatch) -
     assert len([k for k in lane._runs if lane._runs[k].done.is_set()]) <= 2 and lane.get("d3") is last
 
 
-def test_one_owner_gets_per_owner_new_runs_and_joining_a_known_one_is_free(monkeypatch: pytest.MonkeyPatch) -> None:
-    lane = Lane()
+def test_one_owner_gets_per_owner_new_runs_and_joining_a_known_one_is_free() -> None:
+    lane = Lane(per_owner=3)
     gate, _ = hold(lane)
-    monkeypatch.setattr(runs, "PER_OWNER", 3)
     with runs.owned_by("10.0.0.1"):
         mine = [lane.submit(f"o{i}", lambda r: None, "race") for i in range(3)]
         with pytest.raises(runs.OwnerFullError):
@@ -110,14 +108,23 @@ def test_one_owner_gets_per_owner_new_runs_and_joining_a_known_one_is_free(monke
         assert lane.submit("later", lambda r: None, "race").done.wait(10)
 
 
-def test_an_owner_over_the_limit_is_told_in_the_language_on_screen(short: Experiment, monkeypatch) -> None:
-    def full(seed: int):
-        raise runs.OwnerFullError("8 runs for this address are waiting already")
+def filled(lane: Lane, n: int, owner: str = "") -> list[runs.Run]:
+    """n runs queued behind the one holding the lane (for `owner`), that do nothing when they run."""
+    with runs.owned_by(owner):
+        return [lane.submit(f"filler/{time.time_ns()}/{i}", lambda r: None, "train") for i in range(n)]
 
-    monkeypatch.setattr(api, "heads_run", full)
-    for lang in ("zh", "en"):
-        out = rooms.answer("train", session("3-4", lang), game.save(game.new_progress()), {**RANKING, "seed": "99"})
-        assert set(out) == {"lab"} and esc(t("w_mine", lang, n=runs.PER_OWNER)) in out["lab"]["body"]
+
+def test_an_owner_over_the_limit_is_told_in_the_language_on_screen(short: Experiment) -> None:
+    sessions = {lang: session("3-4", lang) for lang in ("zh", "en")}  # the recorded run trained before the lane is held
+    gate, _ = hold(RUNS.lane)
+    try:
+        filled(RUNS.lane, RUNS.lane.per_owner, "10.9.9.9")  # this address has its runs waiting already
+        for lang in ("zh", "en"):
+            with runs.owned_by("10.9.9.9"):
+                out = rooms.answer("train", sessions[lang], game.save(game.new_progress()), {**RANKING, "seed": "99"})
+            assert set(out) == {"lab"} and esc(t("w_mine", lang, n=runs.PER_OWNER)) in out["lab"]["body"]
+    finally:
+        gate.set()
 
 
 def test_a_run_that_asks_for_another_computes_it_in_place() -> None:
@@ -137,26 +144,32 @@ def test_progress_and_live_curve_points_are_kept_bounded() -> None:
 
 
 @pytest.fixture
-def short(monkeypatch: pytest.MonkeyPatch) -> Experiment:
-    monkeypatch.setattr(api, "EXPERIMENT", SHORT)
-    return SHORT
+def short() -> Experiment:
+    """The experiment this server trains: the test suite's one short configuration (DRAGON_RUNS=short)."""
+    assert RUNS.sizes == SHORT_SIZES
+    return RUNS.sizes.experiment
+
+
+TINY = Experiment(steps=60, curve_points=6, eval_size=64, heads=(1, 2, 4))  # the lane and its cache, in seconds
 
 
 @pytest.mark.slow
-def test_a_shared_run_has_the_numbers_of_a_fresh_run_with_that_seed(short: Experiment) -> None:
-    shared = api.heads_experiment(0)
-    fresh = run(short)  # trained again here, outside the lane and its cache
+def test_a_shared_run_has_the_numbers_of_a_fresh_run_with_that_seed() -> None:
+    tiny = Runs(Sizes(TINY))  # runs of a size passed in, through the server's lane and its results
+    shared = tiny.heads_experiment(0)
+    fresh = run(TINY)  # trained again here, outside the lane and its cache
     for key in ("final_accuracy", "final_loss", "params", "curves"):
         assert shared[key] == fresh[key], key
-    assert api.heads_run(0).result is shared  # every later player: that very run, at once
+    assert tiny.heads_run(0).result is shared  # every later player: that very run, at once
     assert shared["computed_at"] <= time.time() and shared["device"] == fresh["device"]
 
 
 @pytest.mark.slow
-def test_a_new_seed_trains_afresh_and_its_numbers_differ(short: Experiment) -> None:
-    seven = api.heads_experiment(7)
-    assert seven["task"]["seed"] == 7 and seven["curves"] == run(dataclasses.replace(short, seed=7))["curves"]
-    assert seven["curves"] != api.heads_experiment(0)["curves"]
+def test_a_new_seed_trains_afresh_and_its_numbers_differ() -> None:
+    tiny = Runs(Sizes(TINY))
+    seven = tiny.heads_experiment(7)
+    assert seven["task"]["seed"] == 7 and seven["curves"] == run(dataclasses.replace(TINY, seed=7))["curves"]
+    assert seven["curves"] != tiny.heads_experiment(0)["curves"]
 
 
 @pytest.mark.slow
@@ -174,7 +187,7 @@ def session(level_id: str, lang: str) -> dict:
     return {"level": level_id, "lang": lang}
 
 
-RANKING = {f"r{i}": str(h) for i, h in enumerate([4, 2, 1])}
+RANKING = {f"r{i}": str(h) for i, h in enumerate(sorted(RUNS.sizes.experiment.heads, reverse=True))}
 
 
 @pytest.mark.slow
@@ -247,20 +260,25 @@ def test_a_bad_seed_is_refused_and_changes_nothing(short: Experiment, bad: str) 
     assert waits.parse_seed("") is None and waits.parse_seed(None) == 0 and waits.parse_seed(" 42 ") == 42
 
 
-def test_a_full_lane_is_said_and_changes_nothing(short: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
-    def full(seed: int):
-        raise LaneFullError("64 runs are waiting already")
+def test_a_full_lane_is_said_and_changes_nothing(short: Experiment) -> None:
+    sess = session("3-4", "zh")  # the recorded run trained before the lane is held
+    gate, _ = hold(RUNS.lane)
+    try:
+        filled(RUNS.lane, RUNS.lane.max_queued - RUNS.lane.queued())  # the server's lane full
+        with pytest.raises(LaneFullError):
+            RUNS.lane.submit("one too many", lambda r: None, "train")
+        saved = game.save(game.new_progress())
+        out = rooms.answer("train", sess, saved, {**RANKING, "seed": "99"})
+        assert set(out) == {"lab"} and t("w_full", "zh") in out["lab"]["body"]
+        assert RUNS.lane.get("heads/99") is None and all("seed=99" not in k for k in RUNS.lane._runs)  # nothing queued
+    finally:
+        gate.set()
 
-    monkeypatch.setattr(api, "heads_run", full)
-    out = rooms.answer("train", session("3-4", "zh"), game.save(game.new_progress()), {**RANKING, "seed": "99"})
-    assert set(out) == {"lab"} and t("w_full", "zh") in out["lab"]["body"]
 
-
-def test_4_3_takes_a_seed_and_says_where_its_run_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(api, "GROW_STEPS", GROW_SHORT)
+def test_4_3_takes_a_seed_and_says_where_its_run_came_from() -> None:
     out = answered("grow", session("4-3", "en"), game.save(game.new_progress()), {"seed": "5"})
     lab = out["session"]["lab"]
-    assert lab["seed"] == 5 and lab["run"] == api.grow(GROW_SHORT, 5) and "run-record" in out["lab"]["body"]
+    assert lab["seed"] == 5 and lab["run"] == api.grow(RUNS.sizes.grow_steps, 5) and "run-record" in out["lab"]["body"]
     again = answered("grow", session("4-3", "en"), game.save(game.new_progress()), {"seed": "5"})
     assert again["session"]["lab"]["replayed"] is True and "Replayed from the run" in again["lab"]["body"]
 
@@ -279,16 +297,13 @@ def test_the_race_waits_in_the_lane_and_times_alone() -> None:
     assert "result" in done["session"]["lab"] and "reference" in done["session"]["lab"]
 
 
-def test_warm_up_queues_every_fixed_run_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warm_up_queues_every_fixed_run_once() -> None:
     lane = Lane()
-    monkeypatch.setattr(runs, "LANE", lane)
-    for module in (api, rooms):
-        monkeypatch.setattr(module, "LANE", lane)
     gate, _ = hold(lane)  # nothing starts: only what is queued is looked at
     try:
-        queued = rooms.warm_up()
+        queued = rooms.warm_up(Runs(RUNS.sizes, lane))
         assert {r.level for r in queued} == {"3-2", "3-4", "4-1", "4-2", "4-3", "4-4"}
-        assert rooms.warm_up() == queued  # asked again: the same runs, none twice
+        assert rooms.warm_up(Runs(RUNS.sizes, lane)) == queued  # asked again: the same runs, none twice
         kinds = [r.kind for r in sorted((r for r in queued if r.state == "queued"), key=lane.ahead)]
         assert kinds == sorted(kinds, key=runs.KINDS.index)  # races, then loads, then trainings
     finally:
@@ -304,28 +319,26 @@ def test_the_page_polls_and_asks_again_when_done() -> None:
     assert "server.wait(" in js and re.search(r"trigger\(now\.dataset\.then", js)
 
 
-def test_shared_results_are_bounded_the_least_recently_asked_dropped_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dragon.runtime import shared
+def test_shared_results_are_bounded_the_least_recently_asked_dropped_first() -> None:
+    from dragon.runtime.shared import Shared
 
-    monkeypatch.setattr(shared, "MAX_RESULTS", 2)
-    calls = []
-    tag = time.time_ns()
+    store, calls = Shared(max_results=2), []
     for key in ("a", "b", "a", "c", "a", "b"):  # "b" is the least recently asked for when "c" comes
-        shared.once((tag, key), lambda key=key: calls.append(key) or key)
-    assert calls == ["a", "b", "c", "b"] and len(shared._RESULTS) <= 2
+        store.once(key, lambda key=key: calls.append(key) or key)
+    assert calls == ["a", "b", "c", "b"] and len(store.results) <= 2
 
 
 @pytest.mark.slow
-def test_a_known_result_never_waits_behind_the_lane(short: Experiment, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_known_result_never_waits_behind_the_lane() -> None:
     """Even when the lane has forgotten the run's record (many races since) and is busy with another training."""
-    recorded, grown = api.heads_experiment(21), api.grow(GROW_SHORT, 21)
+    recorded, grown = Runs(Sizes(TINY)).heads_experiment(21), api.grow(GROW_SHORT, 21)
     lane = Lane()
-    monkeypatch.setattr(api, "LANE", lane)
+    other = Runs(Sizes(TINY), lane)  # a lane that never saw these runs
     gate, _ = hold(lane)
     try:
-        again = api.heads_run(21)
-        assert again.state == "done" and again.result is recorded and api.heads_experiment(21) is recorded
-        assert api.grow_run(GROW_SHORT, 21).result is grown and api.grow(GROW_SHORT, 21) is grown
+        again = other.heads_run(21)
+        assert again.state == "done" and again.result is recorded and other.heads_experiment(21) is recorded
+        assert other.grow_run(GROW_SHORT, 21).result is grown and other.grow(GROW_SHORT, 21) is grown
     finally:
         gate.set()
 
@@ -336,7 +349,7 @@ def test_4_2s_figures_and_4_4s_model_say_when_and_where_this_server_computed_the
     body = rooms.lab_props(get_level("4-2"), "en", game.new_progress())["body"]
     at = time.strftime("%H:%M", time.gmtime(tw["computed_at"]))
     assert f"measured on this server at {at} UTC" in body and f"({tw['seconds']:.1f} s)" in body
-    grown = api.grow(api.PRUNED_STEPS, 0)
+    grown = api.grow(RUNS.sizes.pruned_steps, 0)
     api.prune_best(0)
     body = rooms.lab_props(get_level("4-4"), "zh", game.new_progress())["body"]
     assert time.strftime("%H:%M", time.gmtime(grown["computed_at"])) in body and f"{grown['seconds']:.1f} 秒" in body

@@ -90,7 +90,8 @@ class Lane:
     """A queue and one worker thread. `submit` gives the run for a key (the one already queued, running or done, if
     any); `wait` waits a little for it; `ahead` says how many runs go before it; `run_now` submits and waits."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_queued: int = MAX_QUEUED, keep_done: int = KEEP_DONE, per_owner: int = PER_OWNER) -> None:
+        self.max_queued, self.keep_done, self.per_owner = max_queued, keep_done, per_owner
         self._cv = threading.Condition()
         self._queue: list[Run] = []
         self._running: Run | None = None
@@ -117,11 +118,11 @@ class Lane:
                           finished_at=time.time(), seconds=0.0)  # fmt: skip
                 run.done.set()
                 return self._register(run)
-            if len(self._queue) >= MAX_QUEUED:
-                raise LaneFullError(f"{MAX_QUEUED} runs are waiting already")
+            if len(self._queue) >= self.max_queued:
+                raise LaneFullError(f"{self.max_queued} runs are waiting already")
             owner = OWNER.get()
-            if owner and sum(r.owner == owner for r in [*self._queue, self._running] if r) >= PER_OWNER:
-                raise OwnerFullError(f"{PER_OWNER} runs for this address are waiting already")
+            if owner and sum(r.owner == owner for r in [*self._queue, self._running] if r) >= self.per_owner:
+                raise OwnerFullError(f"{self.per_owner} runs for this address are waiting already")
             run = Run(key, kind, compute, level=level, seed=seed, order=next(self._order), owner=owner)
             self._queue.append(run)
             self._queue.sort(key=lambda r: (KINDS.index(r.kind), r.order))
@@ -201,9 +202,9 @@ class Lane:
             running.done.wait(seconds)
 
     def _forget(self) -> None:
-        """Keep at most KEEP_DONE finished runs: the least recently asked for goes first."""
+        """Keep at most keep_done finished runs: the least recently asked for goes first."""
         finished = [k for k, r in self._runs.items() if r.finished_at is not None]
-        for key in finished[: max(0, len(finished) - KEEP_DONE)]:
+        for key in finished[: max(0, len(finished) - self.keep_done)]:
             self._ids.pop(self._runs.pop(key).id, None)
 
     def _work(self) -> None:

@@ -10,6 +10,7 @@ import torch
 from dragon import api, game
 from dragon.lessons import growing as growing_lesson
 from dragon.levels.loader import Level
+from dragon.runs import RUNS
 from dragon.runtime.device import best_device
 from ui.rooms import lab, waits
 from ui.rooms.findings_text import grow_fill, said
@@ -56,7 +57,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     g = growing_lesson.Growth()
     dev = best_device()
     setup = t("g_setup", lang, heads=g.heads, relations=", ".join(map(str, g.ex.relations)), k=len(g.ex.relations),
-              steps=api.GROW_STEPS, length=g.ex.length, device=lab.device_label(str(dev), lang, g.ex.cpu_threads if dev.type == "cpu" else None))  # fmt: skip
+              steps=RUNS.sizes.grow_steps, length=g.ex.length, device=lab.device_label(str(dev), lang, g.ex.cpu_threads if dev.type == "cpu" else None))  # fmt: skip
     run = attempt.get("run")
     if run is None:
         waiting = "waiting" in attempt
@@ -118,7 +119,7 @@ def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     seed = attempt.get("seed") if kept else waits.parse_seed(data.get("seed"))
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    run, refused = waits.follow(attempt, lambda: api.grow_run(api.GROW_STEPS, seed), lang)
+    run, refused = waits.follow(attempt, lambda: api.grow_run(RUNS.sizes.grow_steps, seed), lang)
     if run is None:
         return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
     replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed

@@ -9,6 +9,7 @@ from dragon.attention import MultiHeadAttention
 from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons.heads_experiment import curves_frame
 from dragon.levels.loader import Level
+from dragon.runs import RUNS
 from dragon.runtime.device import best_device
 from ui.rooms import lab, waits
 from ui.rooms.lab import Attempt, Outcome
@@ -20,7 +21,7 @@ from ui.widgets.draw import esc
 def rule_html(level: Level, lang: str) -> str:
     """One line under the question: 3-4's star rule — reading the bars passes, the ranking adds the rest (read_stars
     of rank_stars)."""
-    n = len(api.EXPERIMENT.heads)
+    n = len(RUNS.sizes.experiment.heads)
     m = n * (n - 1) // 2
     _, b, _ = lab.least_for(lambda p: game.read_stars(game.rank_stars(p, m), True), m)
     return lab.rule(t("rule_rank", lang, m=m, b=b, tie=f"{game.TIE:g}"))
@@ -32,7 +33,7 @@ def param_counts(d: int, heads: list[int]) -> list[int]:
 
 
 def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
-    ex = api.EXPERIMENT
+    ex = RUNS.sizes.experiment
     heads = list(ex.heads)
     device = lab.device_label(str(best_device()), lang, ex.cpu_threads if best_device().type == "cpu" else None)
     setup = t("h_setup", lang, vocab=ex.vocab, length=ex.length, relations=", ".join(map(str, ex.relations)),
@@ -142,7 +143,7 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     the accuracies are shown now, so this try keeps what it could earn and another try earns at most ★."""
     if "result" in attempt:
         return None
-    heads = list(api.EXPERIMENT.heads)
+    heads = list(RUNS.sizes.experiment.heads)
     ranking = attempt.get("ranking") if "waiting" in attempt else parse_ranking(data, heads)
     if ranking is None:
         return progress, attempt, lab.refusal(t("h_bad", lang))

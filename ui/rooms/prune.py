@@ -4,6 +4,7 @@ subsets."""
 from dragon import api, findings, game
 from dragon.lessons import pruning as pruning_lesson
 from dragon.levels.loader import Level
+from dragon.runs import RUNS
 from ui.rooms import lab, waits
 from ui.rooms.findings_text import back, prune_fill, said
 from ui.rooms.lab import Attempt, Outcome
@@ -42,7 +43,7 @@ def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         result += lab.end(level, lang, progress, int(attempt["stars"])) + prune_answer(best, lang, attempt)
     go = "" if done else lab.button("measure", t("p_measure", lang), primary=False) + lab.button("submit", t("p_submit", lang))
     goal = t("p_goal", lang, full=f"{best['full_accuracy']:.1%}", goal=f"{best['goal']:.0%}")
-    record = waits.record_line(api.grow(api.PRUNED_STEPS, seed), lang, True, key="w_pruned")
+    record = waits.record_line(api.grow(RUNS.sizes.pruned_steps, seed), lang, True, key="w_pruned")
     return lab.room(
         "prune", lab.note(goal), lab.note(record, "run-record"), prune_rule(lang), f'<div class="switches">{switches}</div>',
         lab.checking(level, lang, progress, attempt, check=go, result=result),

@@ -7,9 +7,10 @@ with the answers on the panel), and each event is answered by the action of that
 import time
 from collections.abc import Callable
 
-from dragon import api, game
+from dragon import game
 from dragon.levels.loader import Level, all_levels, get_level
-from dragon.runtime.lane import LANE, LaneFullError, Run
+from dragon.runs import RUNS, Runs
+from dragon.runtime.lane import LaneFullError, Run
 from ui.rooms import badge as badge_room
 from ui.rooms import crystal as crystal_room
 from ui.rooms import formula as formula_room
@@ -59,10 +60,10 @@ ROOMS: dict[str, Room] = {
 }  # fmt: skip
 
 
-def need_run(level: Level) -> Run:
+def need_run(level: Level, runs: Runs = RUNS) -> Run:
     """The lane's run that loads what the level's room needs (the one already queued, loading or done, if any)."""
     needs = ROOMS[level.kind].needs
-    return LANE.submit(f"load/{level.kind}", lambda report: needs.load(report), "load", level=level.id)
+    return runs.lane.submit(f"load/{level.kind}", lambda report: needs.load(report), "load", level=level.id)
 
 
 def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
@@ -82,14 +83,14 @@ def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     return progress, attempt, lab.refusal(run.result) if run.result else ""
 
 
-def warm_up() -> list[Run]:
+def warm_up(runs: Runs = RUNS) -> list[Run]:
     """At start, in the lane (in the background): every computation a lab level shows that no player's input
     changes — the models the rooms load, 3-2's reference races, 3-4's and 4-3's seeded runs (4-4 prunes 4-3's) —
     so the class finds them done and nobody queues for them."""
     labs = [lv for lv in all_levels().values() if lv.kind in ROOMS]
-    runs = [need_run(lv) for lv in labs if ROOMS[lv.kind].needs]
-    runs += [api.race_reference_run(lv.guess_at) for lv in labs if lv.kind == "race"]
-    return [*runs, api.heads_run(0), api.grow_run(api.GROW_STEPS, loading_room.SEED)]
+    queued = [need_run(lv, runs) for lv in labs if ROOMS[lv.kind].needs]
+    queued += [runs.race_reference_run(lv.guess_at) for lv in labs if lv.kind == "race"]
+    return [*queued, runs.heads_run(0), runs.grow_run(runs.sizes.grow_steps, loading_room.SEED)]
 
 
 EVERY_ROOM = {"again": Action(lab.again)}

@@ -12,6 +12,7 @@ from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.lessons.race import REFERENCE_RUNS
 from dragon.levels.loader import Level
+from dragon.runs import RUNS
 from ui.rooms import heads as heads_room
 from ui.rooms import lab, waits
 from ui.rooms import race as race_room
@@ -202,8 +203,8 @@ def draw_heads(level: Level, lang: str, attempt: Attempt, rng) -> dict:
 
 def heads_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: dict) -> str:
     measured = held.get("measured")
-    ranking = held.get("ranking") or (measured["answers"]["ranking"] if measured else [None] * len(api.EXPERIMENT.heads))
-    choices = [(str(h), f"h = {h}") for h in api.EXPERIMENT.heads]
+    ranking = held.get("ranking") or (measured["answers"]["ranking"] if measured else [None] * len(RUNS.sizes.experiment.heads))
+    choices = [(str(h), f"h = {h}") for h in RUNS.sizes.experiment.heads]
     locked = held.get("ranking") is not None or measured is not None
     places = [lab.select(f"s_r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang, locked)
               for i, r in enumerate(ranking)]  # fmt: skip
@@ -220,7 +221,7 @@ def check_heads(level: Level, lang: str, progress: dict, attempt: Attempt, asked
     """The ranking, then the five models trained with the new seed in the server's lane (the wait box meanwhile):
     right when every pair is ordered as measured (accuracies within game.TIE are a tie, either order counts)."""
     held = attempt["rethink"]
-    heads = list(api.EXPERIMENT.heads)
+    heads = list(RUNS.sizes.experiment.heads)
     given = {f"r{i}": data.get(f"s_r{i}") for i in range(len(heads))}
     ranking = held.get("ranking") if "waiting" in held else heads_room.parse_ranking(given, heads)
     if ranking is None:

@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from dragon.runtime.lane import LANE, PER_OWNER, LaneFullError, OwnerFullError, Run
+from dragon.runs import RUNS
+from dragon.runtime.lane import LaneFullError, OwnerFullError, Run
 from ui.rooms.lab import device_label, note, refusal, waiting
 from ui.strings import STRINGS, t
 from ui.widgets.charts import line_chart
@@ -50,8 +51,8 @@ def how_far(run: Run, lang: str) -> str:
 
 def queue_line(run: Run, lang: str) -> str:
     """The place in the queue, and what runs now (the lane runs one at a time: no run slows another's clock)."""
-    ahead = LANE.ahead(run)
-    now = LANE.running()
+    ahead = RUNS.lane.ahead(run)
+    now = RUNS.lane.running()
     line = t("w_ahead1" if ahead == 1 else "w_ahead", lang, n=ahead)
     if now is not None and now is not run:  # what runs now, and how far it is
         line += t("w_now", lang, what=t("w_line", lang, what=doing(now, lang), far=how_far(now, lang)))
@@ -91,7 +92,7 @@ def wait(payload: dict | None) -> dict:
     the event then says what happened)."""
     payload = payload if isinstance(payload, dict) else {}
     lang = payload.get("lang") if payload.get("lang") in ("zh", "en") else "zh"
-    run = LANE.by_id(payload.get("run"))
+    run = RUNS.lane.by_id(payload.get("run"))
     if run is None or run.done.is_set():
         return {"done": True}
     return {"done": False, "html": wait_body(run, lang)}
@@ -99,7 +100,7 @@ def wait(payload: dict | None) -> dict:
 
 def settled(run: Run) -> bool:
     """Wait a moment for a run (most are done at once: known already, or short); whether it is done now."""
-    return LANE.wait(run, INLINE_S)
+    return RUNS.lane.wait(run, INLINE_S)
 
 
 def record_line(result: dict, lang: str, replayed: bool, key: str | None = None) -> str:
@@ -115,18 +116,18 @@ def record_line(result: dict, lang: str, replayed: bool, key: str | None = None)
 
 def box_of(attempt: dict, lang: str, then: str) -> str:
     """The wait box for the run the attempt waits for, if any (a forgotten run: nothing; the event starts afresh)."""
-    run = LANE.by_id(attempt.get("waiting"))
+    run = RUNS.lane.by_id(attempt.get("waiting"))
     return wait_box(run, lang, then) if run is not None and "waiting" in attempt else ""
 
 
 def follow(attempt: dict, start: Callable[[], Run], lang: str) -> tuple[Run | None, str]:
     """The run the attempt waits for, else a new one (start()); (None, why) when the lane refuses it or it failed."""
-    run = LANE.by_id(attempt.get("waiting"))
+    run = RUNS.lane.by_id(attempt.get("waiting"))
     if run is None:
         try:
             run = start()
         except OwnerFullError:
-            return None, refusal(t("w_mine", lang, n=PER_OWNER))
+            return None, refusal(t("w_mine", lang, n=RUNS.lane.per_owner))
         except LaneFullError:
             return None, refusal(t("w_full", lang))
     if run.state == "failed":

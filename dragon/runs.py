@@ -1,0 +1,132 @@
+"""The lessons' runs as the server runs them: 3-2's races, 3-4's experiment, 4-3's growth and 4-4's pruning, each in
+a lane and kept once per server, at the sizes it was given (`Runs`: sizes and lane passed in, never patched)."""
+
+import dataclasses
+import os
+import secrets
+from collections.abc import Callable, Mapping
+
+from dragon.lessons import growing as growing_lesson
+from dragon.lessons import heads_experiment as heads_lesson
+from dragon.lessons import pruning as pruning_lesson
+from dragon.lessons import race as race_lesson
+from dragon.runtime.device import best_device
+from dragon.runtime.gpu import on_gpu
+from dragon.runtime.lane import LANE, Lane, Run
+from dragon.runtime.shared import known, once
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    """How long the server's trainings are: 3-4's experiment and 4-3's steps (4-4 always prunes 4-3's full run)."""
+
+    experiment: heads_lesson.Experiment = dataclasses.field(default_factory=heads_lesson.Experiment)
+    grow_steps: int = growing_lesson.Growth().ex.steps
+    pruned_steps: int = growing_lesson.Growth().ex.steps  # the run 4-4 prunes (pruning.trained): never shortened
+
+
+FULL = Sizes()  # what the app trains
+# the test suite's one short configuration, shared by all its tests: 3-4 still ranks its heads apart and 4-3 still
+# reaches every stage (tests/test_fair.py and tests/test_chapter45.py hold both)
+SHORT = Sizes(heads_lesson.Experiment(steps=150, curve_points=15), 400)
+NAMED = {"full": FULL, "short": SHORT}
+
+
+def sizes_from(env: Mapping[str, str]) -> Sizes:
+    """The sizes `DRAGON_RUNS` names ("full", the default, or "short"); an unknown name stops the start."""
+    name = env.get("DRAGON_RUNS", "full").strip().lower() or "full"
+    if name not in NAMED:
+        raise ValueError(f"DRAGON_RUNS must be one of {', '.join(NAMED)}, not {name!r}")
+    return NAMED[name]
+
+
+@dataclasses.dataclass(frozen=True)
+class Runs:
+    """The server's runs at `sizes`, queued in `lane`: every run function the API and the rooms call. Results are
+    kept once per server (dragon/runtime/shared.py): a run already known is done at once, whichever lane asks; a new
+    one waits its turn in the lane."""
+
+    sizes: Sizes = FULL
+    lane: Lane = LANE
+
+    # --- 3-2: the race ---------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def timed_race(lengths: list[int], report: Callable[..., object] | None = None) -> dict:
+        return on_gpu(duration=60)(race_lesson.race)(lengths, progress=report)
+
+    def race(self, lengths: list[int] | None = None) -> dict:
+        lengths = race_lesson.check_lengths(list(race_lesson.LENGTHS) if lengths is None else lengths)
+        timed = lambda report: self.timed_race(lengths, report)  # noqa: E731
+        return self.lane.run_now(f"race/{secrets.token_hex(8)}", timed, "race")
+
+    def reference(self, length: int) -> tuple[str, Callable, tuple[bool, object]]:
+        T = race_lesson.check_lengths([length])[0]
+        memo = ("race-reference", T, str(best_device()))
+        run = lambda report: once(memo, lambda: on_gpu(duration=60)(race_lesson.reference)(T))  # noqa: E731
+        return "/".join(map(str, memo)), run, known(memo)
+
+    def race_reference(self, length: int) -> dict:
+        key, compute, found = self.reference(length)
+        return self.lane.run_now(key, compute, "race", level="3-2", known=found)
+
+    def race_reference_run(self, length: int) -> Run:
+        key, compute, found = self.reference(length)
+        return self.lane.submit(key, compute, "race", level="3-2", known=found)
+
+    def race_run(self, lengths: list[int], guess_at: int) -> Run:
+        lengths, T = race_lesson.check_lengths(lengths), race_lesson.check_lengths([guess_at])[0]
+        both = lambda report: {"result": self.timed_race(lengths, report), "reference": self.race_reference(T)}  # noqa: E731
+        return self.lane.submit(f"race/{secrets.token_hex(8)}", both, "race", level="3-2")
+
+    # --- 3-4: how many heads ---------------------------------------------------------------------------------------
+
+    def heads(self, seed: int) -> tuple[str, Callable, tuple[bool, object]]:
+        ex = dataclasses.replace(self.sizes.experiment, seed=growing_lesson.check_seed(seed))
+        memo = ("heads", ex, str(best_device()))
+        train = on_gpu(duration=120)(heads_lesson.run)
+        compute = lambda report: once(memo, lambda: train(ex, progress=report))  # noqa: E731
+        return f"heads/{ex!r}/{memo[2]}", compute, known(memo)
+
+    def heads_run(self, seed: int = 0) -> Run:
+        key, compute, found = self.heads(seed)
+        return self.lane.submit(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed), known=found)
+
+    def heads_experiment(self, seed: int = 0) -> dict:
+        key, compute, found = self.heads(seed)
+        return self.lane.run_now(key, compute, "train", level="3-4", seed=growing_lesson.check_seed(seed), known=found)
+
+    # --- 4-3 and 4-4: growing up, pruning --------------------------------------------------------------------------
+
+    def growth(self, steps: int | None, seed: int, progress: Callable[..., object] | None = None) -> tuple:
+        steps = growing_lesson.check_steps(self.sizes.grow_steps if steps is None else steps)
+        seed = growing_lesson.check_seed(seed)
+
+        def compute(report: Callable[..., object]) -> dict:
+            both = report if progress is None else lambda *a: (report(*a), progress(*a[:2]))
+            return growing_lesson.grow(steps, seed, both)
+
+        found, model_and_run = known(growing_lesson.memo_key(steps, seed))
+        return f"grow/steps={steps}/seed={seed}/{best_device()}", compute, (found, model_and_run[1] if found else None)
+
+    def grow_run(self, steps: int | None = None, seed: int = 0) -> Run:
+        key, compute, found = self.growth(steps, seed)
+        return self.lane.submit(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed), known=found)
+
+    def grow(self, steps: int | None = None, seed: int = 0, progress: Callable[..., object] | None = None) -> dict:
+        key, compute, found = self.growth(steps, seed, progress)
+        return self.lane.run_now(key, compute, "train", level="4-3", seed=growing_lesson.check_seed(seed), known=found)
+
+    def prune(self, active: list[int], seed: int = 0) -> dict:
+        pruning_lesson.check_active(active, growing_lesson.Growth().heads)  # bad switches never start a training
+        seed = growing_lesson.check_seed(seed)
+        self.grow(self.sizes.pruned_steps, seed)  # the model it prunes, trained in the lane if it is not yet
+        return pruning_lesson.prune(active, seed)
+
+    def prune_best(self, seed: int = 0) -> dict:
+        seed = growing_lesson.check_seed(seed)
+        self.grow(self.sizes.pruned_steps, seed)
+        return pruning_lesson.best_pruning(seed)
+
+
+RUNS = Runs(sizes_from(os.environ))  # the server's runs: the app's sizes unless DRAGON_RUNS says "short" (the tests)
