@@ -3,9 +3,7 @@
 import functools
 from collections.abc import Callable
 
-from dragon import chapter1 as chapter1_lesson
-from dragon import game as game_rules
-from dragon import margins
+from dragon import answer_keys
 from dragon.checks import brief, check_lang
 from dragon.config import HEADS
 from dragon.engine import Reading, default_dragon
@@ -15,10 +13,8 @@ from dragon.lessons import facts as facts_table
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import growing as growing_lesson
 from dragon.lessons import head_math as head_math_lesson
-from dragon.lessons import heads_experiment as heads_lesson
 from dragon.lessons import own_sentence as own_sentence_lesson
 from dragon.lessons import positions as positions_lesson
-from dragon.lessons import race as race_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.claims import measure, silent_heads
@@ -106,7 +102,7 @@ def explain_level(level: Level, lang: str = "zh") -> dict:
     lang = check_lang(lang)
     if not level.sliders:
         return {"level": level.id, "lang": lang, "kind": level.kind, "why": level.why[lang],
-                "questions": questions(level, lang)}  # fmt: skip
+                "questions": answer_keys.questions(level, lang)}  # fmt: skip
     reading = level_reading(level, lang)
     return {
         "level": level.id,
@@ -347,101 +343,3 @@ def badge(progress: dict, name: str | None = None, lang: str = "zh") -> dict:
         "name": badge_lesson.clean_name(name),
         "lang": lang,
     }
-
-
-# The answer keys: every scored question of a non-slider level, its accepted answers, the measured value and the
-# margin that decides it (a share: 5 points; a distance: 0.1 word; a timing: the spread of repeated runs).
-
-
-def question(qid: str, accepted: list, measured: object, margin: float | None, unit: str) -> dict:
-    """One scored question: what is accepted, what was measured, and by how much the measurement decides it
-    (None where the answer is a fact of the architecture, decided by no measurement)."""
-    return {"id": qid, "accepted": accepted, "measured": measured, "unit": unit,
-            "margin": None if margin is None else round(float(margin), 4)}  # fmt: skip
-
-
-def questions(level: Level, lang: str) -> list[dict]:
-    """The scored questions of a level that is not a slider level, read from the real computation."""
-    kind, qs = level.kind, []
-    if kind == "formula":
-        for i, r in enumerate(level.rounds[lang]):
-            m = head_math(level.text[lang], lang, r.word, r.head)
-            winners, shares = head_math_lesson.answers(m, game_rules.SHARE_BUCKETS)
-            weights = dict(enumerate(m["weights"]))
-            qs.append(question(f"round{i + 1}.winner", [m["keys"][k] for k in winners], m["keys"][m["winner"]],
-                               margins.lead(weights, winners), "share"))  # fmt: skip
-            win = max(m["weights"])
-            qs.append(question(f"round{i + 1}.share", shares, win, margins.edge_margin(win, game_rules.SHARE_BUCKETS)
-                               if len(shares) == 1 else margins.SHARE_MARGIN, "share bucket"))  # fmt: skip
-    elif kind == "race":
-        ref = race_reference(level.guess_at)
-        qs.append(question("guess", [ref["lo"], ref["hi"]], ref["speedups"], ref["hi"] / ref["lo"], "factor range"))
-        qs.append(question("work", [race_lesson.work_reading(race(list(level.lengths)))], "same FLOPs", None, "exact"))
-    elif kind == "fusion":
-        f = fusion(level.text[lang], lang)
-        steps, keep, reach = fusion_lesson.answer_key(f, game_rules.KEEP_BUCKETS, game_rules.REACH_BUCKETS)
-        cos = f["keep_without_residual"]
-        qs.append(question("order", steps, steps, None, "exact"))
-        qs.append(question("keep", keep, cos, margins.edge_margin(cos, game_rules.KEEP_BUCKETS) if len(keep) == 1
-                           else margins.SHARE_MARGIN, "cosine bucket"))  # fmt: skip
-        qs.append(question("reach", [reach], fusion_lesson.weight_heads(f),
-                           fusion_lesson.weakest_weight(f) - fusion_lesson.REACH_MIN, "share"))  # fmt: skip
-        counts, gap = fusion_lesson.read_counts(f)  # the reading off the switches: W^O off, heads per output number
-        qs.append(question("read", [fusion_lesson.read_answer(f, game_rules.REACH_BUCKETS)], sorted(set(counts)), gap,
-                           "share"))  # fmt: skip
-    elif kind == "heads":
-        r = heads_experiment()
-        acc = dict(zip(r["heads"], r["final_accuracy"], strict=True))
-        gaps = [abs(acc[a] - acc[b]) for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) > game_rules.TIE]
-        ties = [[a, b] for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) <= game_rules.TIE]
-        qs.append(question("ranking", sorted(acc, key=lambda h: -acc[h]), {"accuracy": acc, "ties": ties},
-                           min(gaps, default=float("inf")) - game_rules.TIE, "share"))  # fmt: skip
-        lowest, lead = heads_lesson.lowest(r)  # the reading off the accuracy bars: which h is lowest
-        qs.append(question("read", lowest, min(acc.values()), lead, "share"))
-    elif kind == "crystal":
-        word, target = level.ask
-        c = crystal_ball(level.text["en"], word, target)
-        weights = {t["name"]: t["weight"] for t in c["top"]}
-        qs.append(question("pick", [c["best"]["name"]], c["best"]["weight"], margins.lead(weights, [c["best"]["name"]]),
-                           "share"))  # fmt: skip
-    elif kind == "tower":
-        for qid, q in tower_lesson.answer_key(tower()).items():
-            qs.append(question(qid, q["accepted"], None, q["margin"], q["unit"]))
-    elif kind == "grow":
-        run = grow(RUNS.sizes.grow_steps, 0)
-        cards = growing_lesson.stage_snapshots(run)
-        for i, snap in enumerate(cards):
-            qs.append(question(f"card:{snap['stage']}", [snap["stage"]], snap["specialisation"],
-                               growing_lesson.card_margin(run, cards, i), "share"))  # fmt: skip
-    elif kind == "prune":
-        b = prune_best(0)
-        goal, by_off, most = b["goal"] * b["full_accuracy"], b["best_accuracy_by_off"], b["most_off"]
-        over = by_off[most] - goal
-        under = goal - by_off[most + 1] if most + 1 < len(by_off) else float("inf")
-        # the player measures their own switches on one fixed model and held-out set: exact, the same for everyone
-        qs.append(question("most_off", [most], {"best_accuracy": by_off[most], "goal": round(goal, 4),
-                                                "above_goal": round(over, 4), "next_below_goal": round(under, 4)},
-                           None, "exact accuracy"))  # fmt: skip
-    elif kind == "positions":
-        pos = positions(level.text[lang], lang)
-        key = positions_lesson.answer_key(pos)
-        same = positions_lesson.SAME
-        free, with_pos = pos["max_diff_unpermuted_no_positions"], pos["diff_with_positions"]
-        qs.append(question("free", [key["free"]], free, same / max(free, 1e-12), "factor from the edge"))
-        qs.append(question("pos", [key["pos"]], with_pos, with_pos / same, "factor from the edge"))
-        edge = positions_lesson.READ_EDGES[0]  # the reading: the bucket of the largest difference without positions
-        qs.append(question("read", [positions_lesson.reading_answer(pos)], free, edge / max(free, 1e-12),
-                           "factor from the edge"))
-    elif kind == "match":
-        reading = level_reading(level, lang)
-        received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T)
-        for f, head in zip(level.findings, chapter1_lesson.finding_heads(level, lang), strict=True):
-            col = received[:, chapter1_lesson.token_index(reading, f.word[lang])]
-            top2 = col.topk(2).values / col.sum().clamp_min(1e-9)
-            qs.append(question(f"finding:{f.word[lang]}", [head], round(float(top2[0]), 4), float(top2[0] - top2[1]),
-                               "share"))  # fmt: skip
-    elif kind == "compare":
-        truth = chapter1_lesson.compare_heads(level, lang)
-        qs.append(question("one_head", [len(truth["one_head_sees"])], truth["one_head_sees"], None, "count"))
-        qs.append(question("eight_heads", [len(truth["eight_heads_see"])], truth["eight_heads_see"], None, "count"))
-    return qs

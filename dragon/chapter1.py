@@ -9,6 +9,7 @@ from dragon.config import HEADS, DragonConfig
 from dragon.engine import Reading, default_dragon
 from dragon.heads import RELATIONS, query_key_weights, value_weights
 from dragon.levels.loader import Level
+from dragon.margins import question
 
 LOOKS_AT = 0.10  # a word "is looked at" from a row when it gets at least this share of the attention
 
@@ -83,3 +84,26 @@ def match_stars(picks: list[str | None], answers: list[str]) -> tuple[int, list[
     right = [p == a for p, a in zip(picks, answers, strict=True)]
     wrong = len(right) - sum(right)
     return max(0, 3 - wrong), right
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def match_questions(level: Level, lang: str) -> list[dict]:
+    """1-2's questions: which head found each finding, by its share of the attention the word receives."""
+    reading = default_dragon().read(level.text[lang], level.reads_as(lang))
+    received = reading.weights[:, 1:, 1:].sum(dim=1)  # (h, T)
+    out = []
+    for f, head in zip(level.findings, finding_heads(level, lang), strict=True):
+        col = received[:, token_index(reading, f.word[lang])]
+        top2 = col.topk(2).values / col.sum().clamp_min(1e-9)
+        out.append(question(f"finding:{f.word[lang]}", [head], round(float(top2[0]), 4), float(top2[0] - top2[1]),
+                            "share"))  # fmt: skip
+    return out
+
+
+def compare_questions(level: Level, lang: str) -> list[dict]:
+    """1-1's questions: how many of the level's findings one head sees, and how many eight heads see."""
+    truth = compare_heads(level, lang)
+    return [question("one_head", [len(truth["one_head_sees"])], truth["one_head_sees"], None, "count"),
+            question("eight_heads", [len(truth["eight_heads_see"])], truth["eight_heads_see"], None, "count")]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from dragon.lessons.fusion import KEEP_EDGES, REACH_EDGES
+from dragon.lessons.head_math import SHARE_EDGES
 from dragon.levels.loader import load_levels
 from dragon.levels.teacher import is_teacher_id
 from dragon.margins import SHARE_MARGIN, bucket
@@ -245,7 +246,7 @@ def import_code(code: str) -> dict:
 
 # --- chapter 3's star rules: what the player predicted against what was just computed (pure functions) --------
 
-SHARE_BUCKETS = (0.4, 0.6, 0.9)  # a softmax share guess: < 0.4, 0.4–0.6, 0.6–0.9, ≥ 0.9 (bucket 0…3)
+SHARE_BUCKETS = SHARE_EDGES  # a softmax share guess: < 0.4, 0.4–0.6, 0.6–0.9, ≥ 0.9 (bucket 0…3)
 GUESS_FACTORS = (1.5, 2.5, 4.0)  # a speed-up guess within ×1.5 of the measurement: ★★★, ×2.5: ★★, ×4: ★
 KEEP_BUCKETS = KEEP_EDGES  # a mean cosine: < 0.2 "almost nothing", 0.2–0.6 "some", ≥ 0.6 "most" (bucket 0…2)
 REACH_BUCKETS = REACH_EDGES  # heads reaching an output dim: 1 "one", 2–4 "a few", 5+ "all of them" (bucket 0…2)

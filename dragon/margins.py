@@ -35,3 +35,10 @@ def lead(values: dict, accepted: list, most: bool = True) -> float:
         return float("inf")
     best = max(values[k] for k in accepted) if most else min(values[k] for k in accepted)
     return best - max(refused) if most else min(refused) - best
+
+
+def question(qid: str, accepted: list, measured: object, margin: float | None, unit: str) -> dict:
+    """One scored question of a level's answer key: what is accepted, what was measured, and by how much the
+    measurement decides it (None where the answer is a fact of the architecture, decided by no measurement)."""
+    return {"id": qid, "accepted": accepted, "measured": measured, "unit": unit,
+            "margin": None if margin is None else round(float(margin), 4)}  # fmt: skip

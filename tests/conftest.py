@@ -24,7 +24,10 @@ torch.set_num_threads(1)
 os.environ["DRAGON_RUNS"] = "short"
 
 # the app the tests start keeps its live classes in a folder of the test run's own, never in the repository's data/
-os.environ.setdefault("DRAGON_DATA_DIR", tempfile.mkdtemp(prefix="dragon-test-data-"))
+# (each of pytest-xdist's workers its own: two workers' classes never meet)
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if WORKER or "DRAGON_DATA_DIR" not in os.environ:
+    os.environ["DRAGON_DATA_DIR"] = tempfile.mkdtemp(prefix=f"dragon-test-data-{WORKER or 'main'}-")
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from dragon import api, game, margins
+from dragon.answer_keys import QUESTIONS
 from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, all_levels, get_level
@@ -22,6 +23,24 @@ NEEDS = {"share": margins.SHARE_MARGIN, "share bucket": margins.SHARE_MARGIN, "c
 EXACT = {"exact", "count", "exact accuracy"}
 
 
+def test_every_scored_kind_is_in_the_registry() -> None:
+    """explain, the worksheet and these checks read one registry (dragon/answer_keys.py QUESTIONS), by kind."""
+    assert {lv.kind for lv in LEVELS} == set(QUESTIONS)
+
+
+def check_margins(out: dict, level_id: str) -> None:
+    """The margin rule on one explain() answer: every question accepts something, and a measured one is decided by
+    at least its kind's margin (an exact one by none)."""
+    for q in out["questions"]:
+        assert q["accepted"], (level_id, q["id"])
+        if q["unit"] in EXACT:
+            assert q["margin"] is None, (level_id, q)
+        elif q["unit"] == "factor range":  # a timed answer: scored against the whole range of repeated runs
+            lo, hi = q["accepted"]
+            assert 0 < lo <= hi and q["margin"] == pytest.approx(hi / lo, abs=1e-3) and len(q["measured"]) >= 5
+        else:
+            need = NEEDS[q["unit"]]
+            assert q["margin"] is not None and (math.isinf(q["margin"]) or q["margin"] >= need), (level_id, q)
 
 
 @pytest.mark.slow
@@ -32,16 +51,7 @@ def test_every_scored_question_is_decided_by_a_clear_margin(level, lang) -> None
     assert out["kind"] == level.kind and isinstance(out["questions"], list)
     if level.kind != "badge":  # 5-2's stars are the player's results, not an answer
         assert out["questions"], f"{level.id}: no scored question listed"
-    for q in out["questions"]:
-        assert q["accepted"], (level.id, q["id"])
-        if q["unit"] in EXACT:
-            assert q["margin"] is None, (level.id, q)
-        elif q["unit"] == "factor range":  # a timed answer: scored against the whole range of repeated runs
-            lo, hi = q["accepted"]
-            assert 0 < lo <= hi and q["margin"] == pytest.approx(hi / lo, abs=1e-3) and len(q["measured"]) >= 5
-        else:
-            need = NEEDS[q["unit"]]
-            assert q["margin"] is not None and (math.isinf(q["margin"]) or q["margin"] >= need), (level.id, q)
+    check_margins(out, level.id)
 
 
 def test_slider_levels_still_explain_their_claims() -> None:

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -18,6 +19,7 @@ from dragon.checks import brief
 from dragon.findings import Finding
 from dragon.lessons.minilm.bert import Bert, load_bert
 from dragon.lessons.minilm.wordpiece import SPECIALS, Word, WordPiece, normalise
+from dragon.margins import lead, question
 
 Progress = Callable[[float, str], object]  # (fraction done in [0, 1], what is happening); gr.Progress fits
 
@@ -233,3 +235,15 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("c_row", lambda m: m["row_gap"] < 2e-3, "a row is its words plus [CLS]/[SEP] (the rest of it, as said)",
             always=True),
 )
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(level: Any) -> list[dict]:
+    """4-1's question (`level`: a crystal level): the head sending its word most to its target, on the real model."""
+    word, target = level.ask
+    load()
+    c = crystal_ball(level.text["en"], word, target)
+    weights = {t["name"]: t["weight"] for t in c["top"]}
+    return [question("pick", [c["best"]["name"]], c["best"]["weight"], lead(weights, [c["best"]["name"]]), "share")]

@@ -1,15 +1,17 @@
 """3-3 Fusion: concat → W^O → residual, each switchable; what of each token survives, which heads reach each dim."""
 
+from typing import Any
+
 import torch
 from torch.nn import functional as F
 
 from dragon.analyze import rounded
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS
-from dragon.engine import Reading
+from dragon.engine import Reading, default_dragon
 from dragon.findings import Finding
 from dragon.lessons.slices import head_weights
-from dragon.margins import SHARE_MARGIN, accepted_buckets, bucket
+from dragon.margins import SHARE_MARGIN, accepted_buckets, bucket, edge_margin, question
 
 STEPS = ("concat", "w_o", "residual")  # the order the block applies them
 DECIMALS = 4
@@ -289,3 +291,21 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("why:3-3:keeps", lambda m: min(m["keep_per_token_with"]) >= KEEP_EDGES[1],
             "the why: with the residual each word keeps most of what it was (every cosine ≥ 0.6)", always=True),
 )  # fmt: skip
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(level: Any, lang: str) -> list[dict]:
+    """3-3's questions (`level`: a fusion level): the order, what a token keeps without the residual, how many heads
+    reach an output number, and the reading off the switches."""
+    f = fusion(default_dragon().attention, default_dragon().read(level.text[lang], lang))
+    steps, keep, reach = answer_key(f, KEEP_EDGES, REACH_EDGES)
+    cos = f["keep_without_residual"]
+    counts, gap = read_counts(f)  # the reading off the switches: W^O off, heads per output number
+    return [
+        question("order", steps, steps, None, "exact"),
+        question("keep", keep, cos, edge_margin(cos, KEEP_EDGES) if len(keep) == 1 else SHARE_MARGIN, "cosine bucket"),
+        question("reach", [reach], weight_heads(f), weakest_weight(f) - REACH_MIN, "share"),
+        question("read", [read_answer(f, REACH_EDGES)], sorted(set(counts)), gap, "share"),
+    ]

@@ -13,6 +13,7 @@ from dragon.analyze import rounded
 from dragon.checks import whole
 from dragon.findings import Finding, Measured
 from dragon.lessons.heads_experiment import Experiment, Reader, loss_of, sample, threads
+from dragon.margins import question
 from dragon.runtime.device import best_device
 from dragon.runtime.gpu import on_gpu
 from dragon.runtime.shared import once
@@ -323,3 +324,13 @@ FINDINGS: tuple[Finding, ...] = (
             "the loss fell tenfold, the mean specialisation grew fivefold with no dip over DIP, and most heads give "
             "their favourite offset at least half of their attention", always=True),
 )
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(run: dict) -> list[dict]:
+    """4-3's questions on the server's run: each snapshot card's stage, by its measured specialisation."""
+    cards = stage_snapshots(run)
+    return [question(f"card:{snap['stage']}", [snap["stage"]], snap["specialisation"], card_margin(run, cards, i),
+                     "share") for i, snap in enumerate(cards)]  # fmt: skip

@@ -1,16 +1,17 @@
 """3-1 Inside the formula: one word's row of one head, q → q·k/√d_head → softmax → weighted V → W^O slice."""
 
 import math
+from typing import Any
 
 import torch
 
 from dragon.analyze import rounded
 from dragon.attention import MultiHeadAttention
 from dragon.config import HEADS
-from dragon.engine import Reading
+from dragon.engine import Reading, default_dragon
 from dragon.findings import Finding
 from dragon.lessons.slices import head_weights
-from dragon.margins import SHARE_MARGIN, accepted_best, accepted_buckets
+from dragon.margins import SHARE_MARGIN, accepted_best, accepted_buckets, edge_margin, lead, question
 
 SINK = "⟨sink⟩"  # the key every head may park its attention on (value 0): "nothing to say"
 DECIMALS = 6
@@ -126,3 +127,22 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("why:3-1:sink", lambda m: m["sink_rounds"] > 0 and m["sink_output"] < 0.05 * m["largest_output"],
             "the why: a head with nothing to say parks on the sink, and its output is almost nothing", always=True),
 )  # fmt: skip
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+SHARE_EDGES = (0.4, 0.6, 0.9)  # a softmax share guess: < 0.4, 0.4–0.6, 0.6–0.9, ≥ 0.9 (bucket 0…3)
+
+
+def questions(level: Any, lang: str) -> list[dict]:
+    """3-1's questions (`level`: a formula level): each round's winning key and its share bucket, on the real row."""
+    reading, out = default_dragon().read(level.text[lang], lang), []
+    for i, r in enumerate(level.rounds[lang]):
+        m = head_math(default_dragon().attention, reading, reading.tokens.index(r.word), HEADS.index(r.head))
+        winners, shares = answers(m, SHARE_EDGES)
+        win = max(m["weights"])
+        out.append(question(f"round{i + 1}.winner", [m["keys"][k] for k in winners], m["keys"][m["winner"]],
+                            lead(dict(enumerate(m["weights"])), winners), "share"))  # fmt: skip
+        out.append(question(f"round{i + 1}.share", shares, win, edge_margin(win, SHARE_EDGES)
+                            if len(shares) == 1 else SHARE_MARGIN, "share bucket"))  # fmt: skip
+    return out

@@ -15,7 +15,7 @@ from torch.nn import functional as F
 from dragon.attention import MultiHeadAttention
 from dragon.findings import Finding
 from dragon.lessons.facts import mha_params
-from dragon.margins import SHARE_MARGIN, accepted_best, lead
+from dragon.margins import SHARE_MARGIN, accepted_best, lead, question
 from dragon.runtime.device import best_device
 
 if TYPE_CHECKING:
@@ -271,3 +271,18 @@ FINDINGS: tuple[Finding, ...] = (
             "the why: several relations at once are hard for one head (its accuracy the lowest by 5 points or more)",
             always=True),
 )  # fmt: skip
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(result: dict) -> list[dict]:
+    """3-4's questions on the server's run (`result`): the ranking of the head counts by accuracy (two within 5
+    points are a tie, either order right), and which h the bars show lowest."""
+    acc = dict(zip(result["heads"], result["final_accuracy"], strict=True))
+    gaps = [abs(acc[a] - acc[b]) for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) > SHARE_MARGIN]
+    ties = [[a, b] for a in acc for b in acc if a < b and abs(acc[a] - acc[b]) <= SHARE_MARGIN]
+    low, low_lead = lowest(result)  # the reading off the accuracy bars: which h is lowest
+    return [question("ranking", sorted(acc, key=lambda h: -acc[h]), {"accuracy": acc, "ties": ties},
+                     min(gaps, default=float("inf")) - SHARE_MARGIN, "share"),
+            question("read", low, min(acc.values()), low_lead, "share")]  # fmt: skip

@@ -9,6 +9,7 @@ it the input's own position features, carried to the output by the residual). Wh
 
 import math
 import re
+from typing import Any
 
 import torch
 
@@ -16,6 +17,7 @@ from dragon.analyze import rounded
 from dragon.engine import default_dragon
 from dragon.features import INDEX, embed
 from dragon.findings import Finding, Measured
+from dragon.margins import question
 from dragon.text.analyser import CJK, Analysis, Token, analyse
 
 POSITION_FEATURES = (
@@ -232,3 +234,18 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("5-1.why", lambda m: m["max_diff_unpermuted_no_positions"] < m["same"] <= m["diff_with_positions"],
             "without positions the outputs are a's reordered; with sinusoidal positions they differ", always=True),
 )
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(level: Any, lang: str) -> list[dict]:
+    """5-1's questions (`level`: a positions level): the largest difference without positions, the difference with
+    them, and the reading of the first, each decided by its factor from the edge."""
+    pos = positions(level.text[lang], lang)
+    key = answer_key(pos)
+    free, with_pos = pos["max_diff_unpermuted_no_positions"], pos["diff_with_positions"]
+    return [question("free", [key["free"]], free, SAME / max(free, 1e-12), "factor from the edge"),
+            question("pos", [key["pos"]], with_pos, with_pos / SAME, "factor from the edge"),
+            question("read", [reading_answer(pos)], free, READ_EDGES[0] / max(free, 1e-12),
+                     "factor from the edge")]  # fmt: skip

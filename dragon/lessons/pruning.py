@@ -15,6 +15,7 @@ from dragon.findings import Finding, Measured
 from dragon.lessons.growing import SPLIT, GatedReader, Growth, evaluate, offset_profile, shared
 from dragon.lessons.heads_experiment import sample
 from dragon.lessons.papers import papers
+from dragon.margins import question
 
 KEEP = 0.9  # the goal: at least this share of the full model's accuracy
 MAX_HEADS = 8  # the search tries all 2^h subsets
@@ -242,3 +243,17 @@ TRY_FINDINGS: tuple[Finding, ...] = (
     Finding("p_missed", lambda m: m["accuracy"] < m["goal"] * m["full_accuracy"], "the pattern keeps < 90 % of the "
             "full accuracy", group="goal"),
 )
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(best: dict) -> list[dict]:
+    """4-4's question on the best pruning: the most heads off at the goal (the player measures their own switches on
+    one fixed model and held-out set: exact, the same for everyone)."""
+    goal, by_off, most = best["goal"] * best["full_accuracy"], best["best_accuracy_by_off"], best["most_off"]
+    over = by_off[most] - goal
+    under = goal - by_off[most + 1] if most + 1 < len(by_off) else float("inf")
+    return [question("most_off", [most], {"best_accuracy": by_off[most], "goal": round(goal, 4),
+                                          "above_goal": round(over, 4), "next_below_goal": round(under, 4)},
+                     None, "exact accuracy")]  # fmt: skip

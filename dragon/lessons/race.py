@@ -11,6 +11,7 @@ from dragon.attention import MultiHeadAttention
 from dragon.checks import brief, whole
 from dragon.config import DragonConfig
 from dragon.findings import Finding
+from dragon.margins import question
 from dragon.runtime.device import best_device
 
 if TYPE_CHECKING:
@@ -224,3 +225,13 @@ FINDINGS: tuple[Finding, ...] = (
             "the why: fewer calls save time even on one CPU thread (checked on races timed at one thread)",
             always=True),
 )  # fmt: skip
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(reference: dict, raced: dict) -> list[dict]:
+    """3-2's questions: the speed-up guess against the reference races' range, and the workload read off a race."""
+    return [question("guess", [reference["lo"], reference["hi"]], reference["speedups"],
+                     reference["hi"] / reference["lo"], "factor range"),
+            question("work", [work_reading(raced)], "same FLOPs", None, "exact")]  # fmt: skip

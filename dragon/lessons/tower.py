@@ -14,7 +14,7 @@ from dragon.findings import Finding, Measured
 from dragon.lessons import crystal_ball
 from dragon.lessons.minilm.wordpiece import is_punctuation
 from dragon.lessons.papers import papers
-from dragon.margins import DISTANCE_MARGIN, SHARE_MARGIN, accepted_best, lead
+from dragon.margins import DISTANCE_MARGIN, SHARE_MARGIN, accepted_best, lead, question
 from dragon.text.lexicon import ASSETS
 
 SENTENCES_FILE = ASSETS / "lessons" / "tower_sentences.txt"
@@ -233,3 +233,11 @@ FINDINGS: tuple[Finding, ...] = (
             "on [CLS]/[SEP]; in every one of those heads [CLS]'s values are 1–25 % as long as a word's",
             always=True),
 )
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
+
+
+def questions(figures: dict) -> list[dict]:
+    """4-2's questions on the tower's figures: each prediction's accepted layers and the margin deciding it."""
+    return [question(qid, q["accepted"], None, q["margin"], q["unit"]) for qid, q in answer_key(figures).items()]

@@ -1,5 +1,6 @@
 """A printable worksheet per level: its text, the eight real maps, the questions with answer boxes, a teacher's key."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dragon import api, game
@@ -106,75 +107,82 @@ def slider_items(level: Level, lang: str, reading: Reading) -> list[Item]:
 # --- chapter 1 and the labs: the scored questions api.explain lists, worded as the page asks them ------------------
 
 
-def lab_item(level: Level, lang: str, q: dict, qs: list[dict]) -> Item:
-    """One scored question of a chapter-1 or lab level (an `api.explain` question, `qs` all of them) as the
-    worksheet asks it."""
-    kind, qid, acc, got = level.kind, q["id"], q["accepted"], q["measured"]
-    number = isinstance(got, int | float) and not isinstance(got, bool)
-    share = q["unit"] == "share" and isinstance(got, float) and 0.0 <= got <= 1.0
-    measured = t("ws_k_share" if share else "ws_k_measured", lang, v=num(got)) if number else ""
-
-    def key(*parts: str) -> str:
-        return " ".join(p for p in (*parts, measured) if p)
-
-    if kind == "compare":
-        ask = t("compare_one" if qid == "one_head" else "compare_eight", lang, w=in_lang(level.focus, lang))
-        return Item(ask, f"{acc[0]}: {SEP[lang].join(got)}", lines=1)
-    if kind == "match":
-        word = qid.split(":", 1)[1]
-        finding = next(f for f in level.findings if f.word[lang] == word)
-        heads = tuple(head_label(i, lang) for i in range(len(HEADS)))
-        return Item(t("ws_q_match", lang, says=finding.says[lang]), key(head_label(HEADS.index(acc[0]), lang)), heads)
-    if kind == "formula":
-        i = int(qid[len("round") : qid.index(".")])
-        r = level.rounds[lang][i - 1]
-        head = t("f_round", lang, i=i, n=len(level.rounds[lang]), head=head_name(r.head, lang), word=r.word)
-        if qid.endswith(".winner"):
-            return Item(f"{head}{THEN[lang]}{t('f_winner_q', lang)}", key(" / ".join(acc)), lines=1)
-        choices = tuple(label for _, label in bucket_choices("share", game.SHARE_BUCKETS, lang))
-        answer = " / ".join(bucket_text("share", b, game.SHARE_BUCKETS, lang) for b in acc)
-        return Item(f"{head}{THEN[lang]}{t('f_share_q', lang)}", key(answer), choices)
-    if kind == "race":
-        if qid == "guess":
-            runs = SEP[lang].join(f"×{v:.2f}" for v in got)
-            answer = t("ws_k_range", lang, lo=f"{acc[0]:.2f}", hi=f"{acc[1]:.2f}", runs=runs)
-            return Item(t("r_guess", lang, t=level.guess_at), answer, lines=1, why=True)
-        choices = tuple(t(f"r_work_{w}", lang) for w in ("less", "same", "more"))
-        return Item(t("ws_q_work", lang), t(f"r_work_{acc[0]}", lang), choices, why=True)
-    if kind == "fusion":
-        return fusion_item(lang, q, key)
-    if kind == "heads":
-        if qid == "ranking":
-            accuracy = got["accuracy"]
-            order = " > ".join(f"h = {h}" for h in acc)
-            ask = f"{t('h_rank_q', lang)} (h = {', '.join(str(h) for h in sorted(accuracy, key=int))})"
-            answer = t("ws_k_rank", lang, order=order, acc=SEP[lang].join(f"h = {h}: {v:.2f}" for h, v in accuracy.items()))
-            return Item(ask, answer, lines=2, why=True)
-        ranking = next(x for x in qs if x["id"] == "ranking")  # the numbers of heads, as the experiment ran them
-        choices = tuple(f"h = {h}" for h in sorted(ranking["measured"]["accuracy"], key=int))
-        answer = " / ".join(f"h = {h}" for h in acc) + " " + t("ws_k_accuracy", lang, v=num(got))
-        return Item(t("ws_q_lowest", lang), answer, choices)
-    if kind == "crystal":
-        word, target = level.ask
-        return Item(t("ws_q_crystal", lang, word=word, target=target), key(" / ".join(acc)), lines=1, why=True)
-    if kind == "tower":
-        if qid == "rises":
-            return Item(t("tw_q_rises", lang), key(t(acc[0], lang)), (t("yes", lang), t("no", lang)), why=True)
-        ask = {"adjacent": "tw_q_adjacent", "quiet": "tw_q_quiet", "nearest": "ws_q_nearest"}[qid]
-        return Item(t(ask, lang), key(" / ".join(t("tw_layer", lang, l=v) for v in acc)), lines=1, why=True)
-    if kind == "grow":
-        stage = t(f"stage_{qid.split(':', 1)[1]}", lang)
-        return Item(t("ws_q_stage", lang, stage=stage), f"{stage}: {t('ws_k_stage', lang, v=num(got))}", lines=2)
-    if kind == "prune":
-        best = api.prune_best(0)
-        answer = t("ws_k_prune", lang, n=acc[0], acc=num(got["best_accuracy"]), goal=num(got["goal"]))
-        return Item(t("ws_q_prune", lang, goal=f"{best['goal']:.0%}"), answer, lines=1, why=True)
-    if kind == "positions":
-        return positions_item(level, lang, q, key)
-    raise ValueError(f"level {level.id}: no worksheet wording for question {qid!r} of a {kind} level")
+Key = Callable[..., str]  # key(*answer parts): the key's line, the measured value after it
 
 
-def fusion_item(lang: str, q: dict, key) -> Item:
+def compare_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    ask = t("compare_one" if q["id"] == "one_head" else "compare_eight", lang, w=in_lang(level.focus, lang))
+    return Item(ask, f"{q['accepted'][0]}: {SEP[lang].join(q['measured'])}", lines=1)
+
+
+def match_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    word = q["id"].split(":", 1)[1]
+    finding = next(f for f in level.findings if f.word[lang] == word)
+    heads = tuple(head_label(i, lang) for i in range(len(HEADS)))
+    return Item(t("ws_q_match", lang, says=finding.says[lang]), key(head_label(HEADS.index(q["accepted"][0]), lang)), heads)
+
+
+def formula_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    qid, acc = q["id"], q["accepted"]
+    i = int(qid[len("round") : qid.index(".")])
+    r = level.rounds[lang][i - 1]
+    head = t("f_round", lang, i=i, n=len(level.rounds[lang]), head=head_name(r.head, lang), word=r.word)
+    if qid.endswith(".winner"):
+        return Item(f"{head}{THEN[lang]}{t('f_winner_q', lang)}", key(" / ".join(acc)), lines=1)
+    choices = tuple(label for _, label in bucket_choices("share", game.SHARE_BUCKETS, lang))
+    answer = " / ".join(bucket_text("share", b, game.SHARE_BUCKETS, lang) for b in acc)
+    return Item(f"{head}{THEN[lang]}{t('f_share_q', lang)}", key(answer), choices)
+
+
+def race_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    acc, got = q["accepted"], q["measured"]
+    if q["id"] == "guess":
+        runs = SEP[lang].join(f"×{v:.2f}" for v in got)
+        answer = t("ws_k_range", lang, lo=f"{acc[0]:.2f}", hi=f"{acc[1]:.2f}", runs=runs)
+        return Item(t("r_guess", lang, t=level.guess_at), answer, lines=1, why=True)
+    choices = tuple(t(f"r_work_{w}", lang) for w in ("less", "same", "more"))
+    return Item(t("ws_q_work", lang), t(f"r_work_{acc[0]}", lang), choices, why=True)
+
+
+def heads_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    acc, got = q["accepted"], q["measured"]
+    if q["id"] == "ranking":
+        accuracy = got["accuracy"]
+        order = " > ".join(f"h = {h}" for h in acc)
+        ask = f"{t('h_rank_q', lang)} (h = {', '.join(str(h) for h in sorted(accuracy, key=int))})"
+        answer = t("ws_k_rank", lang, order=order, acc=SEP[lang].join(f"h = {h}: {v:.2f}" for h, v in accuracy.items()))
+        return Item(ask, answer, lines=2, why=True)
+    ranking = next(x for x in qs if x["id"] == "ranking")  # the numbers of heads, as the experiment ran them
+    choices = tuple(f"h = {h}" for h in sorted(ranking["measured"]["accuracy"], key=int))
+    answer = " / ".join(f"h = {h}" for h in acc) + " " + t("ws_k_accuracy", lang, v=num(got))
+    return Item(t("ws_q_lowest", lang), answer, choices)
+
+
+def crystal_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    word, target = level.ask
+    return Item(t("ws_q_crystal", lang, word=word, target=target), key(" / ".join(q["accepted"])), lines=1, why=True)
+
+
+def tower_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    qid, acc = q["id"], q["accepted"]
+    if qid == "rises":
+        return Item(t("tw_q_rises", lang), key(t(acc[0], lang)), (t("yes", lang), t("no", lang)), why=True)
+    ask = {"adjacent": "tw_q_adjacent", "quiet": "tw_q_quiet", "nearest": "ws_q_nearest"}[qid]
+    return Item(t(ask, lang), key(" / ".join(t("tw_layer", lang, l=v) for v in acc)), lines=1, why=True)
+
+
+def grow_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    stage = t(f"stage_{q['id'].split(':', 1)[1]}", lang)
+    return Item(t("ws_q_stage", lang, stage=stage), f"{stage}: {t('ws_k_stage', lang, v=num(q['measured']))}", lines=2)
+
+
+def prune_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    acc, got = q["accepted"], q["measured"]
+    answer = t("ws_k_prune", lang, n=acc[0], acc=num(got["best_accuracy"]), goal=num(got["goal"]))
+    return Item(t("ws_q_prune", lang, goal=f"{api.prune_best(0)['goal']:.0%}"), answer, lines=1, why=True)
+
+
+def fusion_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
     qid, acc = q["id"], q["accepted"]
     if qid == "order":
         steps = [t(f"u_{s}", lang) for s in acc]
@@ -186,7 +194,7 @@ def fusion_item(lang: str, q: dict, key) -> Item:
     return Item(t(ask, lang), key(" / ".join(bucket_text(prefix, b, edges, lang) for b in acc)), choices, why=True)
 
 
-def positions_item(level: Level, lang: str, q: dict, key) -> Item:
+def positions_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
     qid, acc = q["id"], q["accepted"]
     if qid == "read":
         choices = tuple(t(f"pos_read{i}", lang) for i in range(len(positions_lesson.READ_EDGES) + 1))
@@ -197,9 +205,37 @@ def positions_item(level: Level, lang: str, q: dict, key) -> Item:
     return Item(ask, key(" / ".join(t(f"pos_{a}", lang) for a in acc)), choices, why=True)
 
 
+def plain_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    """A kind with no wording of its own: its question's id asked, its accepted answers keyed."""
+    return Item(q["id"], key(" / ".join(str(a) for a in q["accepted"])), lines=2, why=True)
+
+
+# how each kind's scored questions (dragon/answer_keys.py QUESTIONS) are worded on paper; a kind not listed is
+# printed plainly (plain_item), so a new kind prints before it has wording of its own
+WORDING: dict[str, Callable[[Level, str, dict, list[dict], Key], Item]] = {
+    "compare": compare_item, "match": match_item, "formula": formula_item, "race": race_item, "fusion": fusion_item,
+    "heads": heads_item, "crystal": crystal_item, "tower": tower_item, "grow": grow_item, "prune": prune_item,
+    "positions": positions_item,
+}  # fmt: skip
+
+
+def lab_item(level: Level, lang: str, q: dict, qs: list[dict]) -> Item:
+    """One scored question of a chapter-1 or lab level (an `api.explain` question, `qs` all of them) as the
+    worksheet asks it."""
+    got = q["measured"]
+    number = isinstance(got, int | float) and not isinstance(got, bool)
+    share = q["unit"] == "share" and isinstance(got, float) and 0.0 <= got <= 1.0
+    measured = t("ws_k_share" if share else "ws_k_measured", lang, v=num(got)) if number else ""
+
+    def key(*parts: str) -> str:
+        return " ".join(p for p in (*parts, measured) if p)
+
+    return WORDING.get(level.kind, plain_item)(level, lang, q, qs, key)
+
+
 def lab_items(level: Level, lang: str) -> list[Item]:
-    """The level's scored questions (`api.explain`), or one open question where it has none (the badge)."""
-    qs = api.explain(level.id, lang)["questions"]
+    """The level's scored questions (`api.explain_level`), or one open question where it has none (the badge)."""
+    qs = api.explain_level(level, lang)["questions"]
     return [lab_item(level, lang, q, qs) for q in qs] or [Item(t("ws_q_open", lang), t("ws_k_none", lang), lines=4)]
 
 
