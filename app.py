@@ -95,20 +95,29 @@ def wire(c: dict, fn, outputs: list[str], event_data: int | None = None, owned: 
     if inspect.isgeneratorfunction(fn):
         raise TypeError("streaming handlers take no event data")
 
-    def with_data(*args):
-        *inputs, evt, request = args if owned else (*args, None)
+    def take(inputs: tuple, evt: gr.EventData, request: gr.Request | None = None):
         with owned_by(admission.address_of(request)) if owned else contextlib.nullcontext():
             return run(*inputs, mended(getattr(evt, "_data", None)))  # a lone surrogate sent by a script: U+FFFD
 
-    # Gradio passes gr.EventData (and gr.Request) to the parameter annotated with it, found by position
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    params = [inspect.Parameter(f"input{i}", kind) for i in range(event_data)]
-    params.append(inspect.Parameter("evt", kind, annotation=gr.EventData))
-    with_data.__annotations__ = {"evt": gr.EventData}
-    if owned:
-        params.append(inspect.Parameter("request", kind, annotation=gr.Request))
-        with_data.__annotations__["request"] = gr.Request
-    with_data.__signature__ = inspect.Signature(params)
+    # Gradio passes gr.EventData (and gr.Request) to the parameters annotated with them: one plain signature for
+    # each shape of event the page has (two inputs or three; a lab's, counted against its caller's address)
+    if (event_data, owned) == (2, False):
+
+        def with_data(state, saved, evt: gr.EventData):
+            return take((state, saved), evt)
+
+    elif (event_data, owned) == (3, False):
+
+        def with_data(state, saved, panel, evt: gr.EventData):
+            return take((state, saved, panel), evt)
+
+    elif (event_data, owned) == (2, True):
+
+        def with_data(state, saved, evt: gr.EventData, request: gr.Request):
+            return take((state, saved), evt, request)
+
+    else:
+        raise TypeError(f"no event shape with {event_data} inputs (owned={owned}): add its signature here")
     return with_data, [c[n] for n in outputs]
 
 
@@ -254,7 +263,7 @@ ENDPOINTS = {
     "head_math": head_math, "race": race, "fusion": fusion, "heads_experiment": heads_experiment,
     "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "positions": positions,
     "check_level": check_level,
-}  # fmt: skip
+}
 
 
 def build_app() -> gr.Blocks:
@@ -310,7 +319,7 @@ def build_app() -> gr.Blocks:
         c["codes"].import_code(fn, state, out, **quiet)
         for name, endpoint in ENDPOINTS.items():
             group = TIMED if name in ("race", "heads_experiment", "grow") else REAL_MODEL if name in (
-                "crystal_ball", "tower") else {}  # fmt: skip
+                "crystal_ball", "tower") else {}
             gr.api(api_error(endpoint), api_name=name, **group)
     demo.i18n_for_launch = i18n
     count_inputs(demo)

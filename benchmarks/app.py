@@ -136,7 +136,7 @@ def class_figures(app_proc: subprocess.Popen, app_url: str, echo_proc: subproces
     classes = class_load.run_class(
         [class_load.Target("app", app_player, app_proc.pid), class_load.Target("echo", echo_player, echo_proc.pid)],
         CLASS, CLASS_S,
-    )  # fmt: skip
+    )
     app_sat, app_steps = class_load.saturate(lambda i: app_player(10_000 + i), RATES, STEP_S)
     echo_sat, echo_steps = class_load.saturate(lambda i: echo_player(10_000 + i), RATES, STEP_S)
     for name, steps in (("app", app_steps), ("echo", echo_steps)):
@@ -186,7 +186,7 @@ def main() -> None:
                 (f"{app_url}?level=2-1", "#panel input.range[data-i='2']", "#panel .score-value", score_changed),
                 (echo_url, "#echo-slider input[type=range]", "#echo-out textarea", echo_changed),
                 (echo_url, "#eight-3 input[type=range]", "#eight-out .sum", sum_changed),
-            ])  # fmt: skip
+            ])
             summary.update(
                 browser_ms=round(ours * 1e3, 1),
                 echo_browser_ms=round(bare * 1e3, 1),
@@ -203,7 +203,7 @@ def main() -> None:
     summary["start_s"] = round(summary["start_s"], 2)
     if load_at_start is not None:
         summary["machine_load"] = {"start": round(load_at_start, 2), "end": round(os.getloadavg()[0], 2),
-                                   "cores": os.cpu_count()}  # fmt: skip
+                                   "cores": os.cpu_count()}
     try:
         import httptools  # noqa: F401
         import uvloop  # noqa: F401

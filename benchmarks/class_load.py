@@ -293,7 +293,7 @@ class AppPage:
         ids = {c.get("props", {}).get("elem_id"): c["id"] for c in config["components"]}
         fns = {(t[0], t[1]): i for i, d in enumerate(config["dependencies"]) for t in d["targets"]}
         link = {"lang": lang, "level": level, "projector": False, "custom": "", "exam": False, "sandbox": False,
-                "text": "", "tlang": "", "stored": False}  # fmt: skip
+                "text": "", "tlang": "", "stored": False}
         boot = json.dumps(link, separators=(",", ":"))  # what the load event's js sends: window.__dragon
         page = config["dependencies"][0]["targets"][0][0]
         loads = [(fns[(page, "load")], page, [boot, None])]
@@ -322,7 +322,7 @@ class AppPlayer(Player):
         answers = await asyncio.gather(*[
             self.session.event(path, {"data": data, "event_data": None, "fn_index": fn, "trigger_id": trigger})
             for fn, trigger, data in self.page.boot_fns
-        ])  # fmt: skip
+        ])
         page = output(answers[-1])
         self.stored = page[1]
         self._panel(page[3])
@@ -338,7 +338,7 @@ class AppPlayer(Player):
     async def move(self) -> None:
         body = {"data": {"level": self.page.level, "lang": self.page.lang, "gates": list(self.gates),
                          "saved": self.saved, "code": ""},
-                "component_id": self.page.panel, "fn_name": "live", "session_hash": self.session.hash}  # fmt: skip
+                "component_id": self.page.panel, "fn_name": "live", "session_hash": self.session.hash}
         sent_at = self.saved_at
         status, content = await self.session.posts.request("POST", "/gradio_api/component_server/", body)
         answer = json.loads(content) if status == 200 else {}
@@ -359,7 +359,7 @@ class AppPlayer(Player):
     async def _send_record(self) -> list:
         query = f"?lang={self.page.lang}&level={self.page.level}"
         body = {"data": [None, self.stored, list(self.gates)], "event_data": {}, "fn_index": self.page.record_fn,
-                "trigger_id": self.page.panel}  # fmt: skip
+                "trigger_id": self.page.panel}
         if self.page.record_queued:
             return output(await self.session.event(f"/gradio_api/queue/join{query}", body))
         status, content = await self.session.posts.request(
@@ -473,7 +473,7 @@ async def _stretch(players: list[Player], seconds: float, period: float) -> None
     start = loop.time() + 0.1
     await asyncio.gather(*(
         play(p, start + period * i / len(players), start + seconds, period) for i, p in enumerate(players)
-    ))  # fmt: skip
+    ))
     await asyncio.sleep(1.0)  # the last records land
 
 

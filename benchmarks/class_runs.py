@@ -57,7 +57,7 @@ async def class_of(url: str) -> dict:
     from playwright.async_api import async_playwright
 
     flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-             "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]  # fmt: skip
+             "--disable-renderer-backgrounding", "--disable-background-timer-throttling"]
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=flags)
         pages = []

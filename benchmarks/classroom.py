@@ -192,7 +192,7 @@ async def one_class(urls: list[str], pids: list[int]) -> dict:
         "lags_measured": len(tally.lags), "rss_start_mb": round(rss_start), "rss_end_mb": round(rss_end),
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1), "csv_rows": rows,
         **({"first_error": tally.errors[0]} if tally.errors else {}),
-    }  # fmt: skip
+    }
 
 
 def run_pass(env: dict[str, str], servers: int) -> dict:
@@ -236,7 +236,7 @@ def main() -> None:
         "rss_growth_pct": max(sqlite["rss_growth_pct"], postgres["rss_growth_pct"]),
         "passes": passes, "machine_load": round(os.getloadavg()[0], 2), "cores": os.cpu_count(),
         "wall_s": round(time.perf_counter() - t0, 1),
-    }  # fmt: skip
+    }
     for name, p in passes.items():
         print(f"{name:<11} errors {p['errors']}  move p95 {p['move_p95_ms']} ms (goal ≤ 200)  projector lag p95 "
               f"{p['projector_lag_p95_ms']} ms (goal ≤ 1000)  rss {p['rss_growth_pct']} % (goal ≤ 10)")

@@ -86,7 +86,7 @@ class SoakPlayer(AppPlayer):
             return
         tab = self.lesson_tab
         body = {"data": [None, tab.stored], "event_data": {"level": level}, "fn_index": self.choose[0],
-                "trigger_id": self.choose[1]}  # fmt: skip
+                "trigger_id": self.choose[1]}
         output(await tab.session.event(f"/gradio_api/queue/join?level={level}&lang={tab.page.lang}", body))
 
     def new_text(self) -> str:
@@ -179,7 +179,7 @@ async def soak(url: str, pid: int) -> dict:
         "rss_start_mb": round(rss_start), "rss_end_mb": round(rss_end),
         "rss_growth_pct": round(100 * (rss_end - rss_start) / rss_start, 1), "rss_every_30s_mb": rss_track,
         **({"first_error": failed[0]} if failed else {}),
-    }  # fmt: skip
+    }
 
 
 def main() -> None:

@@ -102,7 +102,7 @@ def explain_level(level: Level, lang: str = "zh") -> dict:
     lang = check_lang(lang)
     if not level.sliders:
         return {"level": level.id, "lang": lang, "kind": level.kind, "why": level.why[lang],
-                "questions": answer_keys.questions(level, lang)}  # fmt: skip
+                "questions": answer_keys.questions(level, lang)}
     reading = level_reading(level, lang)
     return {
         "level": level.id,
@@ -143,7 +143,7 @@ def check_level(level) -> dict:
 
     def result(c: teacher_levels.Checked) -> dict:
         out = {"ok": c.ok, "errors": list(c.errors), "quality": c.quality,
-               "id": c.level.id if c.level is not None else None}  # fmt: skip
+               "id": c.level.id if c.level is not None else None}
         if c.ok:
             out["code"] = teacher_levels.share_code([c.level])
         return out
@@ -274,7 +274,7 @@ def crystal_ball(
         head = lesson_head()
         mine = own_sentence_lesson.own_sentence(text, word, head)
         out["judged"] = {"head": head["name"], "layer": head["layer"], "head_index": head["head"],
-                         **own_sentence_lesson.judge(mine, referent)}  # fmt: skip
+                         **own_sentence_lesson.judge(mine, referent)}
     return out
 
 

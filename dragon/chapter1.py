@@ -98,7 +98,7 @@ def match_questions(level: Level, lang: str) -> list[dict]:
         col = received[:, token_index(reading, f.word[lang])]
         top2 = col.topk(2).values / col.sum().clamp_min(1e-9)
         out.append(question(f"finding:{f.word[lang]}", [head], round(float(top2[0]), 4), float(top2[0] - top2[1]),
-                            "share"))  # fmt: skip
+                            "share"))
     return out
 
 

@@ -30,7 +30,7 @@ HEAD_NAMES: dict[str, tuple[str, str]] = {
 HEAD_COLORS: dict[str, str] = {
     "grammar": "#1f4e9c", "semantics": "#d4a017", "emotion": "#e8609e", "logic": "#8e9aa6",
     "time": "#7b3fbf", "space": "#2e9e4f", "tone": "#f28c28", "context": "#17a2b8",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def untrue(findings: Sequence[Finding], measured: Measured) -> list[str]:
     """Every way the findings fail on one measurement: an `always` sentence that is false, or a group with no true
     sentence or more than one. [] when everything the page would say is true."""
     out = [f"{f.key} is always shown but false here: {f.means}"
-           for f in findings if f.always and not holds(f, measured)]  # fmt: skip
+           for f in findings if f.always and not holds(f, measured)]
     for group in dict.fromkeys(f.group for f in findings if f.group):
         true = [f.key for f in findings if f.group == group and holds(f, measured)]
         if len(true) != 1:

@@ -41,4 +41,4 @@ def question(qid: str, accepted: list, measured: object, margin: float | None, u
     """One scored question of a level's answer key: what is accepted, what was measured, and by how much the
     measurement decides it (None where the answer is a fact of the architecture, decided by no measurement)."""
     return {"id": qid, "accepted": accepted, "measured": measured, "unit": unit,
-            "margin": None if margin is None else round(float(margin), 4)}  # fmt: skip
+            "margin": None if margin is None else round(float(margin), 4)}

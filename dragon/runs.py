@@ -103,7 +103,11 @@ class Runs:
         seed = growing_lesson.check_seed(seed)
 
         def compute(report: Callable[..., object]) -> dict:
-            both = report if progress is None else lambda *a: (report(*a), progress(*a[:2]))
+            def both(*a: object) -> None:  # the lane's record, and the caller's own progress bar if it has one
+                report(*a)
+                if progress is not None:
+                    progress(*a[:2])
+
             return growing_lesson.grow(steps, seed, both)
 
         found, model_and_run = known(growing_lesson.memo_key(steps, seed))

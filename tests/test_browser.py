@@ -20,7 +20,7 @@ from ui.strings import head_label, head_name, t
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]  # fmt: skip
+         "--disable-sync", "--no-first-run", "--disable-quic"]
 SIZES = {"desktop": (1366, 900), "projector": (1920, 1080), "phone": (390, 844)}
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
@@ -328,7 +328,7 @@ def test_star_caps_shown_first_and_the_demo_awards_nothing(open_page) -> None:
     page.locator("#mhd-demo").click()
     page.wait_for_selector("#panel .gauge.demo")  # the goddess climbs; her score is marked as not scored
     page.wait_for_function("document.querySelector('#panel .feedback').textContent.includes('back where you left')",
-                           timeout=30_000)  # fmt: skip
+                           timeout=30_000)
     assert in_view(page, "#panel .feedback .coach")  # the goddess's last word, beside the buttons
     assert [page.locator(f"#mhd-s{i}").input_value() for i in range(8)] == ["0.5"] * 8
     assert score(page) == engine_score("2-4", [0.5] * 8, "en")

@@ -177,7 +177,7 @@ def test_badge_title_fits_its_disc_measured_in_the_browser(browser, lang) -> Non
     page = browser.new_page()
     page.set_content(f"<html><body style='margin:0'>{badge.badge_svg(game.new_progress(), 'Bo', lang)}</body></html>")
     boxes = page.evaluate("[...document.querySelectorAll('text.badge-title')].map(t => { const b = t.getBBox();"
-                          " return [b.x, b.y, b.width, b.height]; })")  # fmt: skip
+                          " return [b.x, b.y, b.width, b.height]; })")
     assert len(boxes) == len(badge.TITLE_LINES[lang])
     for x, y, w, _ in boxes:
         half = badge.chord(y) / 2

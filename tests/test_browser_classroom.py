@@ -184,7 +184,7 @@ def test_projector_crystal_ball_grid_reads_from_the_back_row(open_lab) -> None: 
     size = page.eval_on_selector("#lab .cb-map.picked .cb-w", "e => parseFloat(getComputedStyle(e).fontSize)")
     assert size >= 32, f"the chosen head's weight is drawn at {size} px"
     bars = page.eval_on_selector_all("#lab .cb-row .bar-value",
-                                     "bs => bs.map(b => parseFloat(getComputedStyle(b).fontSize))")  # fmt: skip
+                                     "bs => bs.map(b => parseFloat(getComputedStyle(b).fontSize))")
     assert bars and min(bars) >= 28, bars
     assert in_view(page, RESULT)
     shot(page, "classroom-projector-4-1-picked")
@@ -453,7 +453,7 @@ def test_colour_is_never_the_only_cue(open_page, open_lab) -> None:  # noqa: F81
     lab = open_lab("level=4-1&lang=en")
     lab.wait_for_selector("#lab .cb-map", timeout=SLOW)
     style = lab.evaluate("(s) => [...document.querySelectorAll(s)].map(e => getComputedStyle(e).borderBottomStyle)",
-                         "#lab .cb-key span.tgt, #lab .cb-key span.self")  # fmt: skip
+                         "#lab .cb-key span.tgt, #lab .cb-key span.self")
     assert style == ["solid", "dotted"] or style == ["dotted", "solid"], style  # the target and the word itself
     lab.locator('#lab .cb-map[data-pick="0,0"]').click()
     lab.wait_for_selector("#lab .cb-map.best")

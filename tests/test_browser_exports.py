@@ -168,7 +168,7 @@ def test_maps_png_is_twice_the_svg_with_its_labels_drawn(page, level_id, lang) -
     diff = np.abs(np.asarray(png, dtype=int) - np.asarray(bare, dtype=int)).sum(axis=2) > 60
     page.evaluate("(svg) => { document.body.innerHTML = svg.replace(/^<\\?xml[^>]*>/, ''); }", svg)
     for sel in ("text.title", "g.panel text.label", "g.panel text.caption", "g.panel text.row", "g.panel text.col",
-                "g.legend text"):  # fmt: skip
+                "g.legend text"):
         box = page.evaluate(BOX, sel)
         x0, y0, x1, y1 = (round(2 * v) for v in box)
         inked = int(diff[y0:y1, x0:x1].sum())

@@ -25,7 +25,7 @@ def test_a_lone_surrogate_sent_to_the_api_is_read_as_a_replacement_character(app
     gates = json.dumps([0.5] * 8)
     for endpoint, data in (("analyze", '["ab\\ud83d", "en"]'), ("play", f'["2-1\\ud83d", {gates}, "en"]')):
         post = httpx.post(f"{app_url}gradio_api/call/{endpoint}", content=f'{{"data": {data}}}',
-                          headers={"Content-Type": "application/json"})  # fmt: skip
+                          headers={"Content-Type": "application/json"})
         assert post.status_code == 200
         lines = httpx.get(f"{app_url}gradio_api/call/{endpoint}/{post.json()['event_id']}", timeout=30).text
         event = lines.split("\n")[0].removeprefix("event: ")

@@ -43,7 +43,7 @@ PAYLOADS = {
 LONG = " ".join(PAYLOADS.values())  # all at once, where a box takes long text (366 characters)
 # whole and live in at most 20 characters: a link's level (cut at 20) and the badge's name (cut at 24)
 SHORT = ["<svg/onload=alert()>", '"onmouseover=alert()', "${7*7}{{7*7}}", "javascript:alert()", "<script>alert()",
-         '"><iframe src=x>']  # fmt: skip
+         '"><iframe src=x>']
 EVALUATED = ("q49q", "w49w", "4949")  # what ${7*7} and {{7*7}} would have become
 SENTENCE = "The teacher told the students that they should study hard."
 
@@ -275,7 +275,7 @@ def test_the_sandbox_text_box_and_word_picker_render_payloads_as_text(hostile, a
     page.fill("#mhd-sb-text", short)
     page.click("#mhd-sb-read")
     page.wait_for_function("(n) => document.querySelectorAll('#top .tok').length === n",
-                           arg=len(dragon.analyze(short, "auto")["tokens"]))  # fmt: skip
+                           arg=len(dragon.analyze(short, "auto")["tokens"]))
     page.select_option("#sandbox [data-field=word]", "onerror")  # the word picker: the real model's 72 heads
     page.click("#mhd-sb-word")
     page.wait_for_selector("#sandbox .cb-grid", timeout=120_000)
@@ -315,7 +315,7 @@ def test_a_level_made_in_the_sandbox_and_opened_by_its_share_link(hostile, app_u
     shot(fresh.page, "injection-made-level-why")
     fresh.page.click("#top button[data-lang=zh]")
     fresh.page.wait_for_function("(x) => document.querySelector('#top .level-title').textContent.includes(x)",
-                                 arg=titles["zh"])  # fmt: skip
+                                 arg=titles["zh"])
     assert_inert(fresh, [titles["zh"]], hover=["#top .level-title"])
 
 
@@ -329,7 +329,7 @@ def hostile_pack() -> dict:
     for zh, en in itertools.zip_longest(payloads[::2], payloads[1::2], fillvalue=PAYLOADS["img"]):
         text = f"{SENTENCE} {zh} {en}"
         levels.append({"title": {"zh": zh, "en": en}, "lang": "en", "text": text, "target": fair_target(text),
-                       "story": {"zh": LONG, "en": LONG}, "explanation": {"zh": LONG, "en": LONG}})  # fmt: skip
+                       "story": {"zh": LONG, "en": LONG}, "explanation": {"zh": LONG, "en": LONG}})
     return {"levels": levels}
 
 
@@ -340,7 +340,7 @@ def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_tex
     open_box(page)
     bad = {"title": PAYLOADS["img"], "lang": PAYLOADS["svg"], "text": LONG + LONG,
            "target": {PAYLOADS["attr"]: 1, "grammar": PAYLOADS["template"]}, "genre": PAYLOADS["script"],
-           PAYLOADS["iframe"]: PAYLOADS["js_url"]}  # fmt: skip
+           PAYLOADS["iframe"]: PAYLOADS["js_url"]}
     page.fill("#mhd-tb-source", json.dumps(bad))
     page.click("#teacher [data-act=open]")
     page.wait_for_selector("#teacher .refusal")
@@ -352,7 +352,7 @@ def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_tex
     page.fill("#mhd-tb-source", json.dumps(pack))
     page.click("#teacher [data-act=open]")
     page.wait_for_function("(x) => document.querySelector('#top .level-title').textContent.includes(x)",
-                           arg=pack["levels"][0]["title"]["en"])  # fmt: skip
+                           arg=pack["levels"][0]["title"]["en"])
     titles = {lang: [lv["title"][lang] for lv in pack["levels"]] for lang in ("zh", "en")}
     assert_inert(w, [*titles["en"], LONG], hover=["#top .level-title", "#top .story p", "#top .tok"])
     shot(page, "injection-teacher-pack-opened")
@@ -363,7 +363,7 @@ def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_tex
     for level in levels:  # every level of the pack, picked as the class would
         fresh.page.select_option("#top .level-pick", level.id)
         fresh.page.wait_for_function("(x) => document.querySelector('#top .level-title').textContent.includes(x)",
-                                     arg=level.title["en"])  # fmt: skip
+                                     arg=level.title["en"])
         assert fresh.page.locator("#top .tok").all_inner_texts() == api.level_reading(level, "en").tokens
         assert_inert(fresh, [level.title["en"], LONG], hover=["#top .level-title", "#top .story p"])
     set_gates(fresh.page, dict(zip(HEADS, levels[-1].target_for("en"), strict=True)))
@@ -371,7 +371,7 @@ def test_a_teachers_pack_its_refusal_share_link_and_files_render_payloads_as_tex
     assert_inert(fresh, [LONG], hover=["#panel .feedback .why"])
     fresh.page.click("#top button[data-lang=zh]")
     fresh.page.wait_for_function("(x) => document.querySelector('#top .level-title').textContent.includes(x)",
-                                 arg=levels[-1].title["zh"])  # fmt: skip
+                                 arg=levels[-1].title["zh"])
     assert_inert(fresh, [*titles["zh"], LONG], hover=["#top .level-title"])
     # the teacher's files: the worksheet and its key (printed), the report (downloaded), each opened in the browser
     open_box(fresh.page)
@@ -453,5 +453,5 @@ def test_a_hostile_progress_code_is_refused_as_text(hostile) -> None:
     page.locator("#codes textarea").fill("DRAGON1-" + LONG)
     page.locator("#codes [data-act=import]").click()
     page.wait_for_function("(x) => document.querySelector('#codes .code-msg').textContent.includes(x)",
-                           arg=t("bad_code", "en"))  # fmt: skip
+                           arg=t("bad_code", "en"))
     assert_inert(w, ["DRAGON1-" + LONG, t("bad_code", "en")])

@@ -105,7 +105,7 @@ def read_sandbox(a: Player) -> None:
     a.page.fill("#mhd-sb-text", SENTENCE)
     a.page.click("#mhd-sb-read")
     a.page.wait_for_function("(x) => document.querySelector('#sandbox .top-words') && "
-                             "document.querySelector('#mhd-sb-text').value === x", arg=SENTENCE)  # fmt: skip
+                             "document.querySelector('#mhd-sb-text').value === x", arg=SENTENCE)
 
 
 class HeldClock:
@@ -156,7 +156,7 @@ def test_the_sandbox_and_a_goddess_demo_at_the_same_time(players, monkeypatch: p
     finally:
         clock.gate.set()
     b.page.wait_for_function("(x) => document.querySelector('#panel .feedback').textContent.includes(x)",
-                             arg=t("demo_done", "zh"), timeout=60_000)  # fmt: skip
+                             arg=t("demo_done", "zh"), timeout=60_000)
     assert during != [0.5] * 8 and b.gates() == [0.5] * 8  # B's own sliders, put back: none of A's
     assert a.gates() == mine and SENTENCE == a.page.locator("#mhd-sb-text").input_value()
     set_gates(b.page, dict(zip(HEADS, level.target_for("zh"), strict=True)))  # B wins 2-4 (★ after the demo)
@@ -216,7 +216,7 @@ def test_the_sandbox_and_a_training_run_at_the_same_time(players, monkeypatch: p
         a.page.fill("#sandbox [data-field=title_en]", OWN_TITLE)
         a.page.click("#mhd-sb-make")
         a.page.wait_for_function("(x) => document.querySelector('#top .level-title').textContent.includes(x)",
-                                 arg=OWN_TITLE)  # fmt: skip
+                                 arg=OWN_TITLE)
         a.page.wait_for_selector("#panel .score-value")
         set_gates(a.page, {h: 0.0 for h in HEADS})  # moved away, then A wins its own level
         set_gates(a.page, target)
@@ -239,7 +239,7 @@ def test_the_sandbox_and_a_training_run_at_the_same_time(players, monkeypatch: p
     earned = int(b.page.locator("#lab .lab-end").get_attribute("data-stars"))
     assert earned == game.read_stars(game.rank_stars(*game.rank_pairs(ranking, accuracy)), True) >= 1
     b.page.wait_for_function("(s) => document.querySelector('#top .xp').textContent.includes(s)",
-                             arg=f"★ {earned}/{total_stars()}")  # fmt: skip
+                             arg=f"★ {earned}/{total_stars()}")
     assert f"★ 0/{total_stars()}" in a.stars()  # A won only its own level, which earns no shipped star
     assert "★" not in a.page.locator("#top .level-pick option[value='3-4']").inner_text()
     assert not [o for o in b.page.locator("#top .level-pick option").all_inner_texts() if OWN_TITLE in o]

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 # nicknames are at most 20 characters: each of these opens a dialog if it is ever run as markup or script
 NAMES = ["小明", "<svg/onload=alert()>", "${alert('tpl')}", "{{7*7}}", "<img src=x onerror", "Ana", "Ben", "Cai",
-         "javascript:alert()"]  # fmt: skip
+         "javascript:alert()"]
 DRAGON, EVERYONE = "2-1", "2-3"
 
 
@@ -160,7 +160,7 @@ HEAD_ZH = {h: names[0] for h, names in HEAD_NAMES.items()}
 ZH = {  # the page's words (assets/ui/class.js, zh: a class link opens in Chinese)
     "locked": "老师锁定了这堂课：现在不能加入。", "removed": "你已被移出这堂课，不能再加入。",
     "gone": "你已不在这堂课里", "exam_on": "考试模式：没有提示。",
-}  # fmt: skip
+}
 # every word the projector shows, at its drawn size (an svg's text scaled by its viewBox), in CSS px
 SMALL_TEXT = """() => {
   const out = [];
@@ -198,7 +198,7 @@ def join(new, app_url: str, code: str, name: str, size: str = "desktop"):
 def refused_with(page, words: str) -> None:
     page.wait_for_function(
         "(w) => { const n = document.querySelector('#notice'); return !n.hidden && n.textContent.includes(w); }",
-        arg=words, timeout=10_000)  # fmt: skip
+        arg=words, timeout=10_000)
     assert page.locator("#play").is_hidden()
 
 
@@ -213,7 +213,7 @@ def test_a_class_the_teacher_can_trust(app_url: str, contexts) -> None:
     code = teacher.text_content("#code")
     secret = dict(p.split("=", 1) for p in teacher.url.split("#", 1)[1].split("&"))["secret"]
     students = {name: join(new, app_url, code, name, "phone" if k == 0 else "desktop")
-                for k, name in enumerate(["小红", "Dan", "Eve", "Fay"])}  # fmt: skip
+                for k, name in enumerate(["小红", "Dan", "Eve", "Fay"])}
     for page in students.values():
         page.wait_for_selector("#my-name:visible")
     teacher.wait_for_function("document.querySelector('#count').textContent === '4'")
@@ -232,7 +232,7 @@ def test_a_class_the_teacher_can_trust(app_url: str, contexts) -> None:
     projector.wait_for_function("document.querySelector('#count').textContent === '4'")
     assert secret not in projector.url and secret not in projector.content()
     assert projector.locator("#controls, #secret-box, #summary, #projector-box, #csv, #end-class, #members button, "
-                             "#members input").count() == 0  # fmt: skip
+                             "#members input").count() == 0
     assert projector.text_content("#join-url").endswith(f"/?class={code}")
     for part in ("#code", "#join-url", "#qr svg"):
         assert projector.evaluate(WHOLLY_IN_VIEW, part), f"{part} is not in view on the projector"

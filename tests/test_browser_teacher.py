@@ -22,10 +22,10 @@ SENTENCE = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍�
 GATES = [0, 0, 0.9, 0, 0.8, 0, 0, 0.2]  # emotion, time, context: heads that speak in SENTENCE
 POEM = {"title": {"zh": "床前明月", "en": "Moon by My Bed"}, "lang": "zh",
         "text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。",
-        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # fmt: skip
+        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}
 TEACHER = {"title": {"zh": "老师", "en": "The teacher"}, "lang": "en",
            "text": "The teacher told the students that they should study hard.",
-           "target": {"context": 0.9, "semantics": 0.6}}  # fmt: skip
+           "target": {"context": 0.9, "semantics": 0.6}}
 
 
 def ready_any(page) -> None:

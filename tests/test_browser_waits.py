@@ -37,7 +37,7 @@ def test_a_player_behind_a_run_sees_their_place_then_their_run(open_lab, monkeyp
         page.wait_for_selector("#lab .wait-box", timeout=10_000)
         line = page.locator("#lab .wait-box .wait-line")
         page.wait_for_function("(x) => document.querySelector('#lab .wait-line').textContent.includes(x)",
-                               arg=t("w_ahead1", lang)[:12], timeout=10_000)  # fmt: skip
+                               arg=t("w_ahead1", lang)[:12], timeout=10_000)
         assert t("w_train", lang) in line.inner_text()  # what runs now
         assert "queue:" not in page.locator("body").inner_text()  # never Gradio's own English line
         size_of = "(el) => parseFloat(getComputedStyle(el).fontSize)"

@@ -76,7 +76,7 @@ def short_experiment(short_result: dict) -> dict:
 def test_chapter_three_has_the_four_labs() -> None:
     chapter = next(c for c in load_levels() if c.number == 3)
     assert [(lv.id, lv.kind) for lv in chapter.levels] == [
-        ("3-1", "formula"), ("3-2", "race"), ("3-3", "fusion"), ("3-4", "heads")]  # fmt: skip
+        ("3-1", "formula"), ("3-2", "race"), ("3-3", "fusion"), ("3-4", "heads")]
     formula, race = get_level("3-1"), get_level("3-2")
     assert {len(formula.rounds["zh"]), len(formula.rounds["en"])} == {3}
     assert race.guess_at in race.lengths and list(race.lengths) == sorted(race.lengths)
@@ -549,4 +549,4 @@ def test_tick_labels_print_a_length_as_the_sentences_do() -> None:
     from ui.widgets.charts import tick_label
 
     assert [tick_label(v) for v in (0, 0.05, 0.5, 3, 250, 1024, 4096, 16384)] == [
-        "0", "0.05", "0.5", "3", "250", "1024", "4096", "16\u2009384"]  # fmt: skip
+        "0", "0.05", "0.5", "3", "250", "1024", "4096", "16\u2009384"]

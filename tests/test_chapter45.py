@@ -36,7 +36,7 @@ LEVELS = Path(__file__).resolve().parent.parent / "assets" / "levels"
 def test_chapters_four_and_five_load_with_their_kinds() -> None:
     kinds = {lv.id: lv.kind for c in load_levels() for lv in c.levels if c.number >= 4}
     assert kinds == {"4-1": "crystal", "4-2": "tower", "4-3": "grow", "4-4": "prune",
-                     "5-1": "positions", "5-2": "badge"}  # fmt: skip
+                     "5-1": "positions", "5-2": "badge"}
     assert get_level("4-1").ask == ("they", "students")
 
 
@@ -131,7 +131,7 @@ def test_positions_numbers_and_truth() -> None:
 
 def test_badge_escapes_the_name() -> None:
     progress, attempt, note = badge_room.make_badge(get_level("5-2"), "en", game.new_progress(), {"level": "5-2"},
-                                                  {"name": "${alert(1)}<script>"})  # fmt: skip
+                                                  {"name": "${alert(1)}<script>"})
     body = badge_room.badge_panel(get_level("5-2"), "en", progress, attempt, "")
     assert progress["stars"]["5-2"] == 0 and attempt["stars"] == 0 and not note  # nothing played: no star
     assert "<script>" not in body and "${" not in body and re.search(r'href="data:image/png;base64,', body)
@@ -213,7 +213,7 @@ def test_tower_answers_are_decided_by_a_clear_margin_and_believing_the_lesson_pa
     key = tower_lesson.answer_key(tw)
     rows = tw["per_layer"]
     for name, field, margin, most in (("adjacent", "adjacent", 0.05, True), ("quiet", "special", 0.05, False),
-                                      ("nearest", "distance", 0.1, False)):  # fmt: skip
+                                      ("nearest", "distance", 0.1, False)):
         values = {str(p["layer"] + 1): p[field] for p in rows}
         best = (max if most else min)(values.values())
         for layer, v in values.items():  # accepted: within the margin of the best; refused: beyond it
@@ -276,7 +276,7 @@ def test_positions_believing_nothing_still_passes_by_reading_the_numbers() -> No
     "level_id, lang, predict, read",
     [("4-2", "en", {"rises": "no", "adjacent": "1", "quiet": "1"}, "nearest"),
      ("5-1", "zh", {"free": "same", "pos": "differ"}, "read")],
-)  # fmt: skip
+)
 def test_the_answers_once_shown_cap_a_fresh_try_at_one_star(level_id, lang, predict, read) -> None:
     """Checking the predictions shows the figures (the answers): this try keeps its stars, but leaving and reopening
     the level for a fresh try with the answers known earns at most ★ (as 3-1 … 3-4 do)."""

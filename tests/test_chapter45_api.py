@@ -10,9 +10,9 @@ EN = "The teacher told the students that they should study hard."
 def test_api_page_lists_the_chapter_four_and_five_endpoints(client: Client) -> None:
     info = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     params = {name: [p["parameter_name"] for p in info[f"/{name}"]["parameters"]]
-              for name in ("crystal_ball", "tower", "grow", "prune", "positions")}  # fmt: skip
+              for name in ("crystal_ball", "tower", "grow", "prune", "positions")}
     assert params == {"crystal_ball": ["text", "word", "referent"], "tower": [], "grow": ["steps", "seed"],
-                      "prune": ["active"], "positions": ["text", "lang"]}  # fmt: skip  (no progress parameter)
+                      "prune": ["active"], "positions": ["text", "lang"]}  # (no progress parameter)
 
 
 def test_crystal_ball_finds_the_they_to_students_head(client: Client) -> None:

@@ -24,7 +24,7 @@ def test_a_huge_number_is_described_not_written_out() -> None:
     "value, message",
     [(True, "whole number"), (2.5, "whole number"), (math.inf, "whole number"), (math.nan, "whole number"),
      ("40", "whole number"), ([40], "whole number"), (10**400, "not a number of 401 digits"), (29, "not 29")],
-)  # fmt: skip
+)
 def test_whole_refuses_what_is_no_whole_number_in_range(value, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         whole(value, "steps", 30, 3000)
@@ -38,7 +38,7 @@ def test_whole_takes_ints_and_whole_floats() -> None:
     "gates, message",
     [([True] * 8, "8 numbers"), ([[0.5]] * 8, "8 numbers"), ([0.5] * 10_000_000, "got 10000000"),
      ([10**400] * 8, "between 0 and 1"), ([math.nan] + [0.5] * 7, "finite"), (["0.5"] * 8, "8 numbers")],
-)  # fmt: skip
+)
 def test_gates_are_eight_plain_numbers(gates, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         as_gates(gates)

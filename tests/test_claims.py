@@ -86,7 +86,7 @@ def test_true_claims_load(tmp_path: Path) -> None:
         (("logic: 0, time", "logic: 0.5, time"),
          r"level 9-1 \(zh\): head logic has target 0\.5 but is silent in this language \(0\.\d{3}"),
     ],
-)  # fmt: skip
+)
 def test_false_claims_do_not_load(tmp_path: Path, change, message) -> None:
     assert change[0] in GOOD
     with pytest.raises(LevelError, match=rf"^pack\.yaml: {message}"):
@@ -108,7 +108,7 @@ def test_false_claims_do_not_load(tmp_path: Path, change, message) -> None:
         (("words: [miss]", "alone: [1]"), r"claims\.en\[0\]\.alone: must be non-empty strings"),
         (("words: [miss]", "alone: [miss], from: miss"), r"claims\.en\[0\]: must list the words"),
     ],
-)  # fmt: skip
+)
 def test_malformed_claims_name_the_field(tmp_path: Path, change, message) -> None:
     assert change[0] in GOOD
     with pytest.raises(LevelError, match=rf"^pack\.yaml: levels\[0\] \(9-1\)\.{message}"):
@@ -128,7 +128,7 @@ TEACHER_LEVEL = {"title": "思", "lang": "zh", "text": "床前明月光，低头
         ("[{head: emotion, words: [思]}, {head: emotion, alone: [光]}]", "[1].head: emotion is claimed twice"),
         ("{head: emotion}", ": must be a list of at least one"),
     ],
-)  # fmt: skip
+)
 def test_shipped_and_teacher_levels_share_one_claims_parser(tmp_path: Path, claims, message) -> None:
     """The same bad claim, the same message from the level loader and from a teacher's level check."""
     with pytest.raises(LevelError) as shipped:

@@ -10,8 +10,8 @@ from starlette.testclient import TestClient
 
 from dragon import api as core_api
 from dragon import game
+from dragon.classroom.records import Round
 from dragon.classroom.room import puzzle, round_puzzle, scored
-from dragon.classroom.store import Round
 from dragon.config import HEAD_NAMES, HEADS
 from dragon.engine import default_dragon
 from dragon.levels.claims import silent_heads

@@ -9,11 +9,14 @@ import json
 import logging
 
 import pytest
+import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from dragon.classroom import store as cs
+from dragon.classroom.records import RateLimit
 from dragon.classroom.room import Classroom
-from dragon.classroom.store import RateLimit, open_store
+from dragon.classroom.rules import projector_key, skeleton
+from dragon.classroom.schema import ADDRESS_EVENTS
+from dragon.classroom.store import open_store
 from dragon.levels.loader import get_level, load_levels
 from tests.test_classroom import not_here, opened, post, student, teacher
 from tests.test_classroom_store import BACKENDS, Clock, refused, url  # noqa: F401  (the same databases)
@@ -187,7 +190,7 @@ def test_a_locked_class_takes_no_one_and_a_class_holds_its_size(client: TestClie
     ("(the class: 9 seats)", "nickname.class_row"),
     ("Ana [全班]", "nickname.class_row"),
     ("（the class）", "nickname.class_row"),
-])  # fmt: skip
+])
 def test_invisible_zalgo_and_class_row_names_are_refused(client: TestClient, name: str, reason: str) -> None:
     made = opened(client)
     status, out = join(client, made, name)
@@ -204,7 +207,7 @@ def test_a_name_confusable_with_anothers_is_refused(client: TestClient) -> None:
         if out["error"] == "nickname.confusable":
             assert out["detail"] == {"like": "Tom"}
     assert joined(client, made, "Tim")["nickname"] == "Tim" and joined(client, made, "小黑")["nickname"] == "小黑"
-    assert cs.skeleton("\u0422om") == cs.skeleton("Tom") != cs.skeleton("Tim")
+    assert skeleton("\u0422om") == skeleton("Tom") != skeleton("Tim")
 
 
 # --- guessing codes is slow and tells nothing ----------------------------------------------------------------------
@@ -256,7 +259,7 @@ def test_the_limits_survive_a_restart_and_are_shared_by_replicas(url: str, clock
         restarted.take_open("198.51.100.1")
         restarted.delete_expired()  # sweeps what no limit counts any more
         with restarted.engine.connect() as connection:
-            assert connection.scalar(cs.sa.select(cs.sa.func.count()).select_from(cs.ADDRESS_EVENTS)) == 1
+            assert connection.scalar(sa.select(sa.func.count()).select_from(ADDRESS_EVENTS)) == 1
         restarted.engine.dispose()
     finally:
         second.engine.dispose()
@@ -289,7 +292,7 @@ def test_the_projector_key_views_but_controls_nothing(client: TestClient) -> Non
     joined(client, made, "Ana")
     round_id = teacher(client, made, "start", kind="everyone", level="2-1")[1]["round"]
     view = teacher(client, made, "view")[1]
-    assert view["projector"] == key == cs.projector_key(made["secret"])
+    assert view["projector"] == key == projector_key(made["secret"])
     status, shown = post(client, "projector", {"code": made["code"], "key": key, "action": "view"})
     assert status == 200 and "projector" not in shown and made["secret"] not in json.dumps(shown)
     assert [m["nickname"] for m in shown["members"]] == ["Ana"] and shown["round"]["id"] == round_id

@@ -10,8 +10,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from dragon import api as core_api
+from dragon.classroom.records import RateLimit
 from dragon.classroom.room import Classroom, deal, puzzle, safe_cell, strongest_links, word_like
-from dragon.classroom.store import RateLimit, open_store
+from dragon.classroom.store import open_store
 from dragon.levels.loader import get_level, load_levels
 from tests.test_classroom_store import BACKENDS, url  # noqa: F401  (the same databases: SQLite, and PostgreSQL in CI)
 from ui.live_class.routes import MAX_API_BODY, ClassRoutes
@@ -104,7 +105,7 @@ def test_a_heads_links_are_its_real_attention_between_different_words() -> None:
             assert word_like(link["from"]) and word_like(link["to"])
             i, j = tokens.index(link["from"]), tokens.index(link["to"])
             found = [float(p.reading.weights[h, 1 + a, 1 + b]) for a, ta in enumerate(tokens) for b, tb in
-                     enumerate(tokens) if ta == link["from"] and tb == link["to"] and a != b]  # fmt: skip
+                     enumerate(tokens) if ta == link["from"] and tb == link["to"] and a != b]
             assert any(math.isclose(w, link["weight"], abs_tol=5e-4) for w in found), (i, j, link)
 
 
@@ -119,7 +120,7 @@ def test_a_class_dragon_needs_a_slider_level() -> None:
 
 def test_a_spreadsheet_formula_in_a_nickname_is_written_as_text() -> None:
     assert [safe_cell(n) for n in ("=1+1", "+A1", "-2", "@SUM(A1)", "Ana", "小白")] == [
-        "'=1+1", "'+A1", "'-2", "'@SUM(A1)", "Ana", "小白"]  # fmt: skip
+        "'=1+1", "'+A1", "'-2", "'@SUM(A1)", "Ana", "小白"]
 
 
 # --- a class through its routes ------------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ def test_everyone_plays_a_slider_level_scored_by_the_server(client: TestClient) 
     status, out = teacher(client, made, "csv")
     rows = list(csv.reader(io.StringIO(out["csv"])))
     assert rows[0] == ["nickname", "round", "kind", "level", "exam", "lang", "started_at", "best_score", "stars",
-                       "hints", "moves", "seconds_to_best"]  # fmt: skip
+                       "hints", "moves", "seconds_to_best"]
     assert rows[1][:6] == ["'=HYPERLINK(\"x\")", "1", "everyone", "2-1", "no", "zh"]
     assert rows[1][6].endswith("+00:00") and rows[1][7:11] == ["100.00", "2", "1", "2"]
     assert float(rows[1][11]) >= 0
@@ -263,7 +264,7 @@ def test_a_student_leaves(client: TestClient) -> None:
     ({"token": "t", "action": "play", "round": 1, "gates": [[0.5]] * 8}, "gate"),
     ({"token": ["t"], "action": "view"}, "token"),
     ({"token": "t", "action": "<script>"}, "unknown student action"),
-])  # fmt: skip
+])
 def test_bad_student_input_gets_a_clear_message(client: TestClient, body: dict, words: str) -> None:
     response = client.post("/class/api/student", content=json.dumps(body, allow_nan=True))
     assert response.status_code == 400 and words in response.json()["message"]
@@ -351,7 +352,7 @@ def test_a_game_result_in_a_framed_session_counts_for_the_class(client: TestClie
 def test_a_teacher_level_plays_as_a_class_dragon_from_its_share_code(client: TestClient) -> None:
     level = {"title": {"zh": "老师", "en": "The <b>teacher</b>"}, "lang": "en",
              "text": "The teacher told the students that they should study hard.",
-             "target": {"context": 0.9, "semantics": 0.6}}  # fmt: skip
+             "target": {"context": 0.9, "semantics": 0.6}}
     checked = core_api.check_level(level)
     assert checked["ok"], checked["errors"]
     made = opened(client)

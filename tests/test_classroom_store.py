@@ -12,8 +12,22 @@ from datetime import datetime, timedelta
 import pytest
 import sqlalchemy as sa
 
-from dragon.classroom import store as cs
-from dragon.classroom.store import ClassroomError, ClassroomStore, RateLimit
+from dragon.classroom import store as cs  # monkeypatched where ClassroomStore looks names up
+from dragon.classroom.records import CODE_ALPHABET, ClassroomError, NewClass, NewMember, RateLimit
+from dragon.classroom.rules import clean_nickname, digest, new_code, normal_code, projector_key
+from dragon.classroom.schema import (
+    CLASSES,
+    DB_FILE,
+    METADATA,
+    ROOT,
+    SCHEMA_VERSION,
+    VERSIONS,
+    class_hours,
+    database_url,
+    make_engine,
+    migrate,
+)
+from dragon.classroom.store import ClassroomStore, open_store
 
 BACKENDS = ["sqlite", *(["postgresql"] if os.environ.get("DATABASE_URL") else [])]
 GATES = [0.5] * 8
@@ -38,7 +52,7 @@ def url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'class.sqlite3'}"
         return
-    base = sa.engine.make_url(cs.database_url())
+    base = sa.engine.make_url(database_url())
     schema = f"test_{uuid.uuid4().hex[:12]}"
     admin = sa.create_engine(base)
     with admin.begin() as connection:
@@ -59,7 +73,7 @@ def engines(url: str) -> Iterator[list[sa.Engine]]:
 
 
 def engine_on(url: str, engines: list[sa.Engine]) -> sa.Engine:
-    engines.append(cs.make_engine(url))
+    engines.append(make_engine(url))
     return engines[-1]
 
 
@@ -71,14 +85,14 @@ def clock() -> Clock:
 @pytest.fixture
 def store(url: str, engines: list[sa.Engine], clock: Clock) -> ClassroomStore:
     engine = engine_on(url, engines)
-    cs.migrate(engine)
+    migrate(engine)
     return ClassroomStore(engine, clock=clock, rate=RateLimit(per_second=5, burst=10))
 
 
 def rows(store: ClassroomStore) -> dict[str, list[tuple]]:
     """Every row of every table, by table name."""
     with store.engine.connect() as connection:
-        return {t.name: [tuple(r) for r in connection.execute(sa.select(t))] for t in cs.METADATA.sorted_tables}
+        return {t.name: [tuple(r) for r in connection.execute(sa.select(t))] for t in METADATA.sorted_tables}
 
 
 def refused(reason: str) -> pytest.RaisesExc:
@@ -91,17 +105,17 @@ def refused(reason: str) -> pytest.RaisesExc:
 def test_schema_is_made_from_nothing_and_migrating_again_changes_nothing(url: str, engines: list) -> None:
     engine = engine_on(url, engines)
     assert sa.inspect(engine).get_table_names() == []
-    assert cs.migrate(engine) == cs.SCHEMA_VERSION
+    assert migrate(engine) == SCHEMA_VERSION
     inspector = sa.inspect(engine)
-    assert sorted(inspector.get_table_names()) == sorted(t.name for t in cs.METADATA.sorted_tables)
-    for table in cs.METADATA.sorted_tables:  # the database holds the tables as the module defines them
+    assert sorted(inspector.get_table_names()) == sorted(t.name for t in METADATA.sorted_tables)
+    for table in METADATA.sorted_tables:  # the database holds the tables as the module defines them
         assert [c["name"] for c in inspector.get_columns(table.name)] == [c.name for c in table.columns], table.name
     with engine.connect() as connection:
-        first = connection.execute(sa.select(cs.VERSIONS)).all()
-    assert [v for v, _ in first] == list(range(1, cs.SCHEMA_VERSION + 1))
-    assert cs.migrate(engine) == cs.SCHEMA_VERSION
+        first = connection.execute(sa.select(VERSIONS)).all()
+    assert [v for v, _ in first] == list(range(1, SCHEMA_VERSION + 1))
+    assert migrate(engine) == SCHEMA_VERSION
     with engine.connect() as connection:
-        assert connection.execute(sa.select(cs.VERSIONS)).all() == first
+        assert connection.execute(sa.select(VERSIONS)).all() == first
 
 
 def test_two_starts_at_once_migrate_once(url: str, engines: list) -> None:
@@ -112,7 +126,7 @@ def test_two_starts_at_once_migrate_once(url: str, engines: list) -> None:
     def run(engine: sa.Engine) -> None:
         start.wait()
         try:
-            outcomes.append(cs.migrate(engine))
+            outcomes.append(migrate(engine))
         except Exception as error:  # the assertion below names it
             outcomes.append(error)
 
@@ -121,9 +135,9 @@ def test_two_starts_at_once_migrate_once(url: str, engines: list) -> None:
         thread.start()
     for thread in threads:
         thread.join(30)
-    assert outcomes == [cs.SCHEMA_VERSION, cs.SCHEMA_VERSION]
+    assert outcomes == [SCHEMA_VERSION, SCHEMA_VERSION]
     with pair[0].connect() as connection:
-        assert connection.scalars(sa.select(cs.VERSIONS.c.version)).all() == list(range(1, cs.SCHEMA_VERSION + 1))
+        assert connection.scalars(sa.select(VERSIONS.c.version)).all() == list(range(1, SCHEMA_VERSION + 1))
 
 
 V1_ROUND_HEADS = """CREATE TABLE round_heads (round_id INTEGER NOT NULL REFERENCES rounds (id) ON DELETE CASCADE,
@@ -141,23 +155,23 @@ def back_to_version_2(connection: sa.Connection) -> None:
         for column in columns:
             connection.execute(sa.text(f"ALTER TABLE {table} DROP COLUMN {column}"))
     connection.execute(sa.text("DROP TABLE address_events"))
-    connection.execute(cs.VERSIONS.delete().where(cs.VERSIONS.c.version > 2))
+    connection.execute(VERSIONS.delete().where(VERSIONS.c.version > 2))
 
 
 def test_a_version_1_database_is_brought_up_to_date_with_its_classes(url: str, engines: list, clock: Clock) -> None:
     """Version 1 had one head per member and no round language: step 2 adds them, keeping classes and members."""
     engine = engine_on(url, engines)
-    cs.migrate(engine)
+    migrate(engine)
     with engine.begin() as connection:  # back to version 1's tables
         back_to_version_2(connection)
         connection.execute(sa.text("DROP TABLE round_heads"))
         connection.execute(sa.text(V1_ROUND_HEADS))
         for column in ("lang", "level_code"):
             connection.execute(sa.text(f"ALTER TABLE rounds DROP COLUMN {column}"))
-        connection.execute(cs.VERSIONS.delete().where(cs.VERSIONS.c.version > 1))
-        connection.execute(cs.CLASSES.insert().values(code="BCDFGH", secret_hash=cs.digest("s"), created=clock(),
+        connection.execute(VERSIONS.delete().where(VERSIONS.c.version > 1))
+        connection.execute(CLASSES.insert().values(code="BCDFGH", secret_hash=digest("s"), created=clock(),
                                                       expires=clock() + timedelta(hours=1), settings={}))
-    assert cs.migrate(engine) == cs.SCHEMA_VERSION == 3
+    assert migrate(engine) == SCHEMA_VERSION == 3
     store = ClassroomStore(engine, clock=clock)
     ana = store.join("BCDFGH", "Ana")
     round_id = store.start_round("BCDFGH", "s", "dragon", "2-1", {ana.member_id: [0, 4]}, lang="en")
@@ -169,29 +183,29 @@ def test_a_version_2_database_is_brought_up_to_date_with_its_classes(url: str, e
     """Step 3 adds the projector key's hash, a member's status and browser, a round's exam variant and the address
     limits' table: a version-2 class keeps its members and rounds, each active, no exam, and gets a projector key."""
     engine = engine_on(url, engines)
-    cs.migrate(engine)
+    migrate(engine)
     with engine.begin() as connection:
         back_to_version_2(connection)
-        connection.execute(cs.CLASSES.insert().values(code="BCDFGH", secret_hash=cs.digest("s"), created=clock(),
+        connection.execute(CLASSES.insert().values(code="BCDFGH", secret_hash=digest("s"), created=clock(),
                                                       expires=clock() + timedelta(hours=1), settings={"exam": True}))
-        class_id = connection.scalar(sa.select(cs.CLASSES.c.id))
+        class_id = connection.scalar(sa.select(CLASSES.c.id))
         connection.execute(sa.text("INSERT INTO members (class_id, nickname, nickname_key, token_hash, joined, bucket, "
                                    "bucket_at) VALUES (:c, 'Ana', 'ana', :t, :j, 10, :j)"),
-                           {"c": class_id, "t": cs.digest("ana-token"), "j": clock()})
+                           {"c": class_id, "t": digest("ana-token"), "j": clock()})
         connection.execute(sa.text("INSERT INTO rounds (class_id, kind, level_id, started) VALUES (:c, 'everyone', "
                                    "'2-1', :s)"), {"c": class_id, "s": clock()})
-    assert cs.migrate(engine) == cs.SCHEMA_VERSION == 3
+    assert migrate(engine) == SCHEMA_VERSION == 3
     inspector = sa.inspect(engine)
-    for table in cs.METADATA.sorted_tables:  # the same tables as a new database's
+    for table in METADATA.sorted_tables:  # the same tables as a new database's
         assert [c["name"] for c in inspector.get_columns(table.name)] == [c.name for c in table.columns], table.name
     store = ClassroomStore(engine, clock=clock)
     assert store.member("ana-token").status == "active"
     assert store.class_info("BCDFGH").settings == {"show_names": True, "exam": True, "locked": False, "size": 60}
     (old,) = store.rounds("BCDFGH", "s")
     assert (old.exam, old.target_shown, old.variant) == (False, False, None)
-    assert not store.is_projector("BCDFGH", cs.projector_key("s"))  # no key until the teacher's page asks for it
-    assert store.projector_key("BCDFGH", "s") == cs.projector_key("s")
-    assert store.is_projector("BCDFGH", cs.projector_key("s"))
+    assert not store.is_projector("BCDFGH", projector_key("s"))  # no key until the teacher's page asks for it
+    assert store.projector_key("BCDFGH", "s") == projector_key("s")
+    assert store.is_projector("BCDFGH", projector_key("s"))
     store.leave("ana-token")
     assert store.join("BCDFGH", "Ana").rejoined
 
@@ -246,25 +260,25 @@ def test_three_stars_win_the_round_together_and_end_it(store: ClassroomStore) ->
 
 def test_a_database_from_a_newer_app_is_refused(store: ClassroomStore) -> None:
     with store.engine.begin() as connection:
-        connection.execute(cs.VERSIONS.insert().values(version=cs.SCHEMA_VERSION + 1, applied=datetime(2031, 1, 1)))
+        connection.execute(VERSIONS.insert().values(version=SCHEMA_VERSION + 1, applied=datetime(2031, 1, 1)))
     with pytest.raises(RuntimeError, match="newer than this app"):
-        cs.migrate(store.engine)
+        migrate(store.engine)
 
 
 def test_the_default_database_is_a_wal_file_made_on_first_use(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "new" / "data"
     monkeypatch.setenv("DRAGON_DATA_DIR", str(folder))
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    store = cs.open_store()
+    store = open_store()
     try:
-        assert (folder / cs.DB_FILE).is_file()
+        assert (folder / DB_FILE).is_file()
         with store.engine.connect() as connection:
             assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     finally:
         store.engine.dispose()
     monkeypatch.delenv("DRAGON_DATA_DIR")
-    assert cs.database_url() == f"sqlite:///{cs.ROOT / 'data' / cs.DB_FILE}"
+    assert database_url() == f"sqlite:///{ROOT / 'data' / DB_FILE}"
 
 
 @pytest.mark.parametrize(
@@ -277,24 +291,24 @@ def test_the_default_database_is_a_wal_file_made_on_first_use(tmp_path, monkeypa
     ],
 )
 def test_database_url_takes_psycopg_3(given: str, used: str) -> None:
-    assert cs.database_url({"DATABASE_URL": given}) == used
+    assert database_url({"DATABASE_URL": given}) == used
 
 
 def test_only_sqlite_and_postgresql_are_taken() -> None:
     with pytest.raises(ValueError, match="not 'mysql'"):
-        cs.make_engine("mysql://u@db/school")
+        make_engine("mysql://u@db/school")
 
 
 # --- codes and secrets ---------------------------------------------------------------------------------------------
 
 
 def test_codes_are_six_letters_with_no_look_alikes() -> None:
-    assert not set(cs.CODE_ALPHABET) & set("IL1O0QU" + "AEY")  # no look-alikes, no vowels (so no words)
-    assert cs.CODE_ALPHABET.isalpha() and cs.CODE_ALPHABET.isupper() and len(set(cs.CODE_ALPHABET)) >= 16
-    codes = {cs.new_code() for _ in range(500)}
-    assert all(len(c) == 6 and set(c) <= set(cs.CODE_ALPHABET) for c in codes)
+    assert not set(CODE_ALPHABET) & set("IL1O0QU" + "AEY")  # no look-alikes, no vowels (so no words)
+    assert CODE_ALPHABET.isalpha() and CODE_ALPHABET.isupper() and len(set(CODE_ALPHABET)) >= 16
+    codes = {new_code() for _ in range(500)}
+    assert all(len(c) == 6 and set(c) <= set(CODE_ALPHABET) for c in codes)
     assert len(codes) > 490  # random: 18⁶ ≈ 34 million codes
-    assert cs.normal_code(" bcdfgh ") == "BCDFGH" and cs.normal_code("BCDFGI") == cs.normal_code("BCDFG") == ""
+    assert normal_code(" bcdfgh ") == "BCDFGH" and normal_code("BCDFGI") == normal_code("BCDFG") == ""
 
 
 def test_a_code_is_unique_among_live_classes(store: ClassroomStore, clock: Clock,
@@ -320,7 +334,7 @@ def test_the_teacher_secret_has_256_bits_and_only_its_hash_is_stored(store: Clas
     everything = repr(rows(store))
     assert not any(o.secret in everything for o in opened) and member.token not in everything
     with store.engine.connect() as connection:
-        hashes = set(connection.scalars(sa.select(cs.CLASSES.c.secret_hash)))
+        hashes = set(connection.scalars(sa.select(CLASSES.c.secret_hash)))
     assert hashes == {hashlib.sha256(o.secret.encode()).hexdigest() for o in opened}
     assert hashlib.sha256(member.token.encode()).hexdigest() in everything
 
@@ -364,7 +378,7 @@ def test_a_wrong_secret_is_refused(store: ClassroomStore) -> None:
 )
 def test_a_nickname_is_kept_exactly(store: ClassroomStore, typed: str, stored: str) -> None:
     opened = store.open_class()
-    assert cs.clean_nickname(typed) == stored
+    assert clean_nickname(typed) == stored
     joined = store.join(opened.code, typed)
     assert joined.nickname == stored
     assert [m.nickname for m in store.members(opened.code, opened.secret)] == [stored]
@@ -579,7 +593,7 @@ def test_the_rate_limit_bucket() -> None:
 # --- deletion ------------------------------------------------------------------------------------------------------
 
 
-def fill(store: ClassroomStore, names: str) -> cs.NewClass:
+def fill(store: ClassroomStore, names: str) -> NewClass:
     """A class with members, a round of each kind, moves, gates and a hint."""
     opened = store.open_class()
     joined = [store.join(opened.code, n) for n in names]
@@ -629,13 +643,13 @@ def test_ending_a_class_deletes_it_and_everything_under_it(store: ClassroomStore
 
 @pytest.mark.parametrize("hours, expected", [(None, 12.0), ("", 12.0), ("0.5", 0.5), (" 48 ", 48.0)])
 def test_class_hours(hours: str | None, expected: float) -> None:
-    assert cs.class_hours({} if hours is None else {"CLASS_HOURS": hours}) == expected
+    assert class_hours({} if hours is None else {"CLASS_HOURS": hours}) == expected
 
 
 @pytest.mark.parametrize("hours", ["0", "-1", "169", "nan", "inf", "twelve"])
 def test_class_hours_out_of_range_stop_the_start(hours: str) -> None:
     with pytest.raises(ValueError, match="CLASS_HOURS"):
-        cs.class_hours({"CLASS_HOURS": hours})
+        class_hours({"CLASS_HOURS": hours})
 
 
 def test_a_class_lives_class_hours(store: ClassroomStore, clock: Clock) -> None:
@@ -665,14 +679,14 @@ def test_ending_a_class_while_its_students_move_is_clean(url: str, engines: list
     """Every call made while the teacher ends the class (or removes a member) either lands or is refused; none
     deadlocks, none fails otherwise."""
     store = ClassroomStore(engine_on(url, engines), clock=clock, rate=RateLimit(per_second=1, burst=10_000))
-    cs.migrate(store.engine)
+    migrate(store.engine)
     for _ in range(2):
         opened = store.open_class()
         joined = [store.join(opened.code, f"S{i}") for i in range(5)]
         everyone = store.start_round(opened.code, opened.secret, "everyone", "2-1")
         start, outcomes, stop = threading.Barrier(len(joined) + 1), [], threading.Event()
 
-        def play(member: cs.NewMember, round_id: int = everyone, start: threading.Barrier = start,
+        def play(member: NewMember, round_id: int = everyone, start: threading.Barrier = start,
                  stop: threading.Event = stop, outcomes: list = outcomes) -> None:
             store.record_move(member.token, round_id, GATES, 50.0, 1)
             start.wait()  # every student has moved once and goes on moving while the teacher acts

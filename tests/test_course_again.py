@@ -227,7 +227,7 @@ def measured_numbers(question: dict) -> list[float]:
 
 
 LABS = [lv for lv in all_levels().values() if lv.kind in ("formula", "race", "fusion", "heads", "crystal", "tower",
-                                                                "grow", "prune", "positions")]  # fmt: skip
+                                                                "grow", "prune", "positions")]
 
 
 @pytest.mark.slow
@@ -262,12 +262,12 @@ def test_5_1s_reading_question_is_not_answered_on_its_page(lang: str) -> None:
     level = get_level("5-1")
     p = api.positions(level.text[lang], lang)
     asked = html.unescape(positions_room.positions_panel(level, lang, game.new_progress(),
-                                                   {"level": "5-1", "answers": {}, "points": 1}, ""))  # fmt: skip
+                                                   {"level": "5-1", "answers": {}, "points": 1}, ""))
     forms = printed_forms(p["max_diff_unpermuted_no_positions"])
     assert 'data-answer="read"' in asked and not [f for f in forms if f in asked]
     read = html.unescape(positions_room.positions_panel(level, lang, game.new_progress(),
                                                   {"level": "5-1", "answers": {}, "points": 1, "read": 0, "stars": 1},
-                                                  ""))  # fmt: skip
+                                                  ""))
     assert [f for f in forms if f in read]  # once read, the numbers are said (so the check above can fail)
 
 

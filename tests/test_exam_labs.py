@@ -11,8 +11,8 @@ from starlette.testclient import TestClient
 import app
 from dragon import api, game
 from dragon.classroom import lab_variants
+from dragon.classroom.records import ClassroomError
 from dragon.classroom.room import draw_variant, examinable
-from dragon.classroom.store import ClassroomError
 from dragon.lessons import growing
 from dragon.lessons import head_math as head_math_lesson
 from dragon.levels.loader import all_levels, get_level
@@ -133,7 +133,7 @@ def test_an_exam_of_4_1_asks_a_fresh_pair_the_public_answer_does_not_pass(seed: 
 
 def test_every_refusal_a_class_raises_has_words_in_both_languages() -> None:
     reasons = {m for path in [*ROOT.rglob("dragon/**/*.py"), *ROOT.rglob("ui/**/*.py")]
-               for m in re.findall(r'ClassroomError\("([a-z_.]+)"', path.read_text(encoding="utf-8"))}  # fmt: skip
+               for m in re.findall(r'ClassroomError\("([a-z_.]+)"', path.read_text(encoding="utf-8"))}
     from ui.live_class.routes import page
     from ui.strings import class_tables
 

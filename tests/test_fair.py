@@ -19,7 +19,7 @@ LEVELS = [lv for lv in all_levels().values() if not lv.sliders]
 # what decides each kind of measured answer (DESIGN.md: a share by 5 points, a distance by 0.1 word, a timing by
 # the spread of repeated runs); answers that are facts of the architecture or exact counts have no margin (None)
 NEEDS = {"share": margins.SHARE_MARGIN, "share bucket": margins.SHARE_MARGIN, "cosine bucket": margins.SHARE_MARGIN,
-         "words": margins.DISTANCE_MARGIN, "factor from the edge": 10.0}  # fmt: skip
+         "words": margins.DISTANCE_MARGIN, "factor from the edge": 10.0}
 EXACT = {"exact", "count", "exact accuracy"}
 
 
@@ -69,7 +69,7 @@ def test_explain_refuses_unknown_levels_and_languages() -> None:
 
 WORST = {"o0": "residual", "o1": "w_o", "o2": "concat", "keep": "2", "reach": "0"}  # 3-3: every prediction wrong
 READ_LEVELS = {"3-2": ("race", {"guess": "1000"}), "3-3": ("predict", WORST),
-               "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))})}  # fmt: skip
+               "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))})}
 
 
 @pytest.mark.slow
@@ -87,7 +87,7 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
     ran = answered(act, state, saved, worst)  # a race or a training: as the page does, until its run is done
     field = "work" if level.kind == "race" else "read"
     options = {"race": race_lesson.WORK, "fusion": [str(i) for i in range(len(game.REACH_BUCKETS) + 1)],
-               "heads": [str(h) for h in RUNS.sizes.experiment.heads]}[level.kind]  # fmt: skip
+               "heads": [str(h) for h in RUNS.sizes.experiment.heads]}[level.kind]
     passed = set()
     for option in options:
         out = rooms.answer("check", ran["session"], ran["saved"], {field: option})

@@ -95,7 +95,7 @@ def test_race_page_says_what_the_race_found(races: list[dict]) -> None:
     for r in races[:2]:
         i = r["lengths"].index(level.guess_at)
         attempt = {"level": "3-2", "guess": 2.0, "factor": 1.0, "guessed": 3, "result": r, "reference": {
-            "runs": 5, "lo": 1.0, "hi": 2.0}}  # fmt: skip
+            "runs": 5, "lo": 1.0, "hi": 2.0}}
         body = race_room.race_result_html(level, lang, game.new_progress(), attempt).replace("&#x27;", "'")
         said = findings.pick(race_lesson.FINDINGS, "fact", race_lesson.measured(r, level.guess_at))
         unsaid = ({"r_fact_faster", "r_fact_slower"} - {said}).pop()
@@ -216,7 +216,7 @@ NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, 
     "h_read_result",
     # the second predictions (ui/rooms/rethinks.py): their questions and the lines that print what they measured
     "r_rt_setup", "r_rt_result", "u_rt_setup", "u_rt_off", "u_rt_on", "u_rt_mark", "h_rt_setup",
-}  # fmt: skip
+}
 CHAPTER3 = re.compile(r"^(f|r|u|h)_|^same_map$")
 
 

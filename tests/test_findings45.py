@@ -41,7 +41,7 @@ ALL = {
     "tower": tower.FINDINGS, "growing": growing.FINDINGS, "pruning": pruning.FINDINGS,
     "pruning_try": pruning.TRY_FINDINGS, "positions": positions.FINDINGS, "crystal_ball": crystal_ball.FINDINGS,
     "own_sentence": own_sentence.FINDINGS,
-}  # fmt: skip
+}
 PREFIXES = ("c_", "tw_", "g_", "stage_", "p_", "pos_", "b_")
 # chapter 4–5 keys that state no finding: labels, questions, buttons, errors, list items of a finding's sentence, and
 # lines that only insert a number the computation returns (or the player's own stars), each tested where it is built
@@ -75,7 +75,7 @@ NOT_FINDINGS = {
         "b_share", "pos_rt_mark", "tw_rt_layer",
         "c_prev", "c_next",  # a head's label, chosen by heads_grid.neighbour_of on the real row (test_heads_instrument)
     },
-}  # fmt: skip
+}
 
 
 def truthful(rules: tuple, m: dict) -> None:
@@ -162,7 +162,7 @@ def test_growing_findings_hold(grown: tuple) -> None:
     switched = set()  # the test's own reading: a head whose favourite changed after it first held 0.35
     for h in range(run["heads"]):
         seen = [run["offsets_by_head"][i][h] for i in range(len(run["steps"]))
-                if any(run["specialisation_by_head"][j][h] >= growing.FAINT_BELOW for j in range(i + 1))]  # fmt: skip
+                if any(run["specialisation_by_head"][j][h] >= growing.FAINT_BELOW for j in range(i + 1))]
         if len(set(seen)) > 1:
             switched.add(h)
     assert set(m["switches"]) == switched
@@ -288,7 +288,7 @@ def test_own_sentence_findings_hold(sentence: str, word: str, means: str | None)
     q = max(i for i, tok in enumerate(tags) if tok.text.lower() == word.lower())
     nouns = [tok.text.lower() for tok in tags[:q] if tok.pos == "noun"]
     remarks = [k for k in findings.shown(own_sentence.FINDINGS, m) if k in
-               ("c_try_nearest", "c_try_past", "c_try_later", "c_try_other")]  # fmt: skip
+               ("c_try_nearest", "c_try_past", "c_try_later", "c_try_other")]
     assert len(remarks) <= 1 and (remarks == []) == (not j["sure"] or not nouns)
     if remarks == ["c_try_nearest"]:
         assert j["top"].lower() == nouns[-1]
@@ -323,7 +323,7 @@ def test_verdict_groups_have_exactly_one_sentence_on_every_case() -> None:
         (0.1, 0.5), (0.3, 0.6), (0.01, 0.2), (True, False), (0.01, 0.6), (0.2, 0.9), (0.01, 0.2)
     ):
         m = {"specials": specials, "top_w": top_w, "margin": margin, "agree": agree, "context_w": ctx_w,
-             "context_sink": sink, "context_agrees": agree, "times": 1, "noun": None, "context_lead": lead}  # fmt: skip
+             "context_sink": sink, "context_agrees": agree, "times": 1, "noun": None, "context_lead": lead}
         seen.add(findings.pick(own_sentence.FINDINGS, "verdict", m))
         seen.add(findings.pick(own_sentence.FINDINGS, "context", m))
     assert seen == {f.key for f in own_sentence.FINDINGS if f.group in ("verdict", "context")}
@@ -380,5 +380,5 @@ def test_our_context_head_is_judged_by_the_real_heads_rule() -> None:
     assert findings.pick(own_sentence.FINDINGS, "context", {**base, "context_lead": 0.3}) == "c_try_context_right"
     assert findings.pick(own_sentence.FINDINGS, "context", {**base, "context_sink": 0.6}) == "c_try_context_none"
     real = own_sentence.judge({"tokens": ["dog", "bone", "it"], "row": [0.51, 0.49, 0.0], "position": 2,
-                               "specials": 0.0}, "dog")  # fmt: skip
+                               "specials": 0.0}, "dog")
     assert real["verdict"] == "unsure" and real["reason"] == "flat"

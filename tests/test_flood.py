@@ -142,6 +142,8 @@ def test_a_flood_is_capped_and_everyone_else_keeps_playing(app_server, monkeypat
 def test_a_pages_lab_event_puts_its_runs_under_the_callers_address() -> None:
     """The lab's buttons (a race, a training) go to the lane from the page's events, not the queue's endpoints:
     there the caller's address is the owner the lane counts (dragon/runtime/lane.py PER_OWNER)."""
+    import inspect
+
     import gradio as gr
 
     import app
@@ -149,7 +151,7 @@ def test_a_pages_lab_event_puts_its_runs_under_the_callers_address() -> None:
 
     seen: list[str] = []
     fn, _ = app.wire({"lab": None}, lambda s, saved, data: seen.append(runs.OWNER.get()) or {}, ["lab"],
-                     event_data=2, owned=True)  # fmt: skip
-    assert list(fn.__signature__.parameters.values())[-1].annotation is gr.Request
+                     event_data=2, owned=True)
+    assert list(inspect.signature(fn).parameters.values())[-1].annotation is gr.Request  # what Gradio reads
     fn({}, None, type("Evt", (), {"_data": {}})(), Peer("10.9.8.7"))
     assert seen == ["10.9.8.7"] and runs.OWNER.get() == ""

@@ -86,7 +86,7 @@ def test_crystal_ball_any_text(text, word, referent) -> None:
 @SETTINGS
 @given(level=TEXT | JSON)
 @example(level=json.dumps({"title": {"zh": HOSTILE[5], "en": HOSTILE[0]}, "lang": "zh", "text": HOSTILE[1],
-                           "target": {"emotion": 0.9}}))  # fmt: skip
+                           "target": {"emotion": 0.9}}))
 def test_check_level_any_text(level) -> None:
     call("check_level", level)
 

@@ -121,7 +121,7 @@ def test_no_private_name_imported_from_another_module() -> None:
 ROOM_TOOLKIT = {
     "ui.rooms", "ui.rooms.registry", "ui.rooms.lab", "ui.rooms.rethink", "ui.rooms.rethinks", "ui.rooms.loading",
     "ui.rooms.slider_views", "ui.rooms.findings_text", "ui.rooms.formula_drawing", "ui.rooms.waits",
-}  # fmt: skip
+}
 
 
 def room_modules() -> set[str]:
@@ -218,7 +218,7 @@ def upward_imports() -> set[tuple[str, str]]:
     edges = graph()
     code = [m for m in edges if m.split(".")[0] in ("dragon", "ui", "app") and folder_of(m) not in LAYER_TOPS]
     return {(m, t) for m in code for t in edges[m]
-            if t.split(".")[0] in ("dragon", "ui") and place[folder_of(t)] > place[folder_of(m)]}  # fmt: skip
+            if t.split(".")[0] in ("dragon", "ui") and place[folder_of(t)] > place[folder_of(m)]}
 
 
 def test_the_layers_hold_between_folders() -> None:

@@ -195,7 +195,7 @@ def test_facts_table_computes_totals() -> None:
     assert (by["llama3-8b"]["total_heads"], by["llama3-8b"]["kv_heads"], by["llama3-8b"]["d_head"]) == (1024, 8, 128)
     assert {m["d_head"] for m in f["models"] if not m["id"].startswith(("gpt3", "llama"))} == {64}
     assert [(r["h"], r["d_k"], r["bleu"]) for r in f["vaswani"]["rows"]] == [
-        (1, 512, 24.9), (4, 128, 25.5), (8, 64, 25.8), (16, 32, 25.8), (32, 16, 25.4)]  # fmt: skip
+        (1, 512, 24.9), (4, 128, 25.5), (8, 64, 25.8), (16, 32, 25.8), (32, 16, 25.4)]
 
 
 @pytest.mark.parametrize("h", [1, 12, 768])

@@ -120,7 +120,7 @@ def test_first_collaboration_clues_do_not_name_their_head() -> None:
     from dragon.config import HEAD_NAMES
 
     giveaway = {"time": ("when", "time"), "space": ("where", "place", "space"),
-                "emotion": ("feeling", "mood", "emotion"), "grammar": ("predicate", "subject", "grammar")}  # fmt: skip
+                "emotion": ("feeling", "mood", "emotion"), "grammar": ("predicate", "subject", "grammar")}
     level = get_level("1-2")
     for f in level.findings:
         zh_name = HEAD_NAMES[f.expect][0].removesuffix("头")

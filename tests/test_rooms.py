@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCKS = (
     "answer-row", "result-box", "result-head", "lab-end", "cap-note", 'class="question', 'class="rule', "lab-buttons",
     "<select", 'role="status"', 'class="asks', 'class="note', 'class="sub"', "<h3", "data-answer",
-)  # fmt: skip
+)
 
 
 def test_every_lab_kind_has_one_room_and_no_other_kind_has_one() -> None:

@@ -136,7 +136,7 @@ def test_a_run_that_asks_for_another_computes_it_in_place() -> None:
 def test_progress_and_live_curve_points_are_kept_bounded() -> None:
     lane = Lane()
     r = lane.submit("p", lambda report: [report(i / 1000, "h = 1", {"series": "h = 1", "x": i, "y": 1.0})
-                                          for i in range(1000)], "train")  # fmt: skip
+                                          for i in range(1000)], "train")
     assert r.done.wait(10) and len(r.points) == runs.MAX_POINTS and r.fraction == 1.0
 
 

@@ -37,7 +37,7 @@ def test_what_is_stale() -> None:
         "page-closed-a-moment-ago": (Held(page), PAGE_GRACE_S + 5),  # last event long ago, heartbeat ended just now
         "page-closed-long-ago": (Held(page), PAGE_GRACE_S + 5),
         "page-never-opened-a-heartbeat": (Held(page), PAGE_GRACE_S + 5),
-    }, now)  # fmt: skip
+    }, now)
     pages = Pages()
     for session_id in ("page-open-idle-an-hour", "page-closed-a-moment-ago", "page-closed-long-ago"):
         pages.opened(session_id)

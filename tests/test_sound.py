@@ -14,7 +14,7 @@ JING_YE_SI = "床前明月光，疑是地上霜。举头望明月，低头思故
     "word, group, tone",
     [("光", "江阳", "ping"), ("霜", "江阳", "ping"), ("故乡", "江阳", "ping"), ("明月", "乜斜", "ze"),
      ("晓", "遥条", "ze"), ("几枝", "一七", "ping"), ("相思", "一七", "ping"), ("流", "油求", "ping")],
-)  # fmt: skip
+)
 def test_a_chinese_line_end_has_its_rhyme_group_and_tone_class(word: str, group: str, tone: str) -> None:
     assert zh_syllable(word) == (group, tone)
 

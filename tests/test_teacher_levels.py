@@ -14,10 +14,10 @@ from dragon.scoring import score
 
 POEM = "床前明月光，疑是地上霜。举头望明月，低头思故乡。"
 GOOD = {"title": {"zh": "静夜思", "en": "Quiet Night Thoughts"}, "lang": "zh", "text": POEM,
-        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # fmt: skip
+        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}
 GOOD_EN = {"title": {"zh": "老师", "en": "The teacher"}, "lang": "en",
            "text": "The teacher told the students that they should study hard.",
-           "target": {"context": 0.9, "semantics": 0.6}}  # fmt: skip
+           "target": {"context": 0.9, "semantics": 0.6}}
 YAML_GOOD = """title: {zh: 静夜思, en: Quiet Night Thoughts}
 lang: zh
 text: 床前明月光，疑是地上霜。举头望明月，低头思故乡。
@@ -157,14 +157,14 @@ def test_a_pack_checks_every_level_and_names_each_problem_with_its_place():
     [({"levels": []}, "pack: has no levels"), ({"levels": [GOOD] * 13}, "pack: holds 13 levels; at most 12"),
      ({"levels": [GOOD, GOOD]}, "pack: holds the same level twice"), ({"levels": GOOD}, "pack: levels must be a list"),
      ({"levels": [GOOD], "author": "me"}, "pack: has fields besides levels")],
-)  # fmt: skip
+)
 def test_a_malformed_pack_is_refused(pack, message):
     assert any(message in e for e in errors_of(pack))
 
 
 def test_a_share_code_carries_the_level_itself_and_comes_back_equal():
     level = teacher_levels.read_level({**GOOD, "explanation": {"zh": "思念", "en": "longing"}, "genre": "poem",
-                                       "claims": [{"head": "emotion", "words": ["思"]}]})  # fmt: skip
+                                       "claims": [{"head": "emotion", "words": ["思"]}]})
     code = teacher_levels.share_code([level])
     assert len(code) < 800  # a short link
     assert teacher_levels.levels_from_code(code) == (level,)
@@ -176,7 +176,7 @@ def test_a_share_code_carries_the_level_itself_and_comes_back_equal():
     [("", "has no level in it"), ("DRAGON1-abc", "is not a level's link"), ("T1.@@@@", "is damaged"),
      ("T1." + "A" * 7000, "characters long; at most"), ("T1.eJwzMQIAAJwAZw", "level: must be a mapping"),
      ("T1.eJzLSM3JyQcABiwCFQ", "is damaged"), ("T1.eJzLSM3JyQcA", "is cut short")],
-)  # fmt: skip
+)
 def test_a_bad_share_code_is_refused_and_says_why(code, message):
     with pytest.raises(teacher_levels.TeacherLevelError) as err:
         teacher_levels.levels_from_code(code)
@@ -217,7 +217,7 @@ def test_heads_may_be_named_in_either_language_and_misspellings_get_a_suggestion
     named = {**GOOD, "target": {"情感头": 0.9, "语调": 0.8, "Space": 0.3}}
     assert api.check_level(named)["id"] == api.check_level(GOOD)["id"]  # the same level
     assert any("target.emotoin: is not a head (did you mean emotion?)" in e
-               for e in errors_of({**GOOD, "target": {"emotoin": 0.9}}))  # fmt: skip
+               for e in errors_of({**GOOD, "target": {"emotoin": 0.9}}))
     typo = {k: v for k, v in GOOD.items() if k != "title"} | {"titel": GOOD["title"]}
     assert errors_of(typo) == ["titel: is not a field of a level (did you mean title?)"]  # not also 'title: is missing'
 

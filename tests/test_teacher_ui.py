@@ -18,7 +18,7 @@ from ui.teacher.view import reasons
 SENTENCE = "昨天在公园里，那个悲伤的小女孩正在快乐地玩耍。"
 POEM = {"title": {"zh": "床前明月", "en": "Moon by My Bed"}, "lang": "zh",
         "text": "床前明月光，疑是地上霜。举头望明月，低头思故乡。",
-        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # fmt: skip
+        "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}
 
 
 def opened(**boot) -> dict:

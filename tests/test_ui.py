@@ -93,7 +93,7 @@ def test_live_answers_a_slider_move_with_the_engine_score() -> None:
     [None, [], "x", {"level": "1-1", "lang": "zh", "gates": [0.5] * 8}, {**ZH, "gates": [0.5] * 7},
      {**ZH, "gates": [float("nan")] * 8}, {**ZH, "gates": [2] * 8}, {**ZH, "lang": "fr", "gates": [0.5] * 8},
      {**ZH, "gates": "abc"}, {"level": 3, "lang": "zh", "gates": [0.5] * 8}],
-)  # fmt: skip
+)
 def test_live_refuses_bad_payloads_without_raising(payload) -> None:
     assert set(play.live(payload)) == {"error"}
 
@@ -235,7 +235,7 @@ def test_chapter_one_answers_cannot_be_farmed_by_retyping() -> None:
     "data",
     [{"one": "abc", "eight": "3"}, {"one": "-1", "eight": "3"}, {"one": "2.5", "eight": "1"},
      {"one": "1e3", "eight": "2"}, {}, None],
-)  # fmt: skip
+)
 def test_bad_guesses_change_nothing(data) -> None:
     out = quiz.check({"level": "1-1", "lang": "en"}, fresh(), data)
     assert set(out) == {"quiz"} and "nothing was changed" in out["quiz"]["body"]
@@ -408,7 +408,7 @@ def test_picture_levels_show_where_your_fusion_differs() -> None:
         s = score(reading, g.tolist(), tuple(target))
         found.setdefault("86" if 85 < s < 88 else "98" if 97.5 < s < 99 else "other", g)
     far, near = (views.difference_html(reading.tokens, views.word_shares(reading, found[k]),
-                                       views.word_shares(reading, target), "zh") for k in ("86", "98"))  # fmt: skip
+                                       views.word_shares(reading, target), "zh") for k in ("86", "98"))
     shade = r'class="w (?:over|under)" style="--a:([\d.]+)"'
     strength = [max(map(float, re.findall(shade, h)), default=0) for h in (far, near)]
     assert strength[0] >= 0.5 > strength[1], strength  # the far miss is drawn strong, the near one faint

@@ -112,15 +112,15 @@ CODES_TEMPLATE = (
 CODES_PROPS = {"open": False, "title": "", "help": "", "code_label": "", "export_label": "", "import_label": "",
                "message": "", "code": "", "max_code": game.MAX_CODE_CHARS,
                # the question before a code replaces other progress (ui/handlers.py import_code)
-               "ask": False, "here": "", "there": "", "pending": "", "replace_label": "", "keep_label": ""}  # fmt: skip
+               "ask": False, "here": "", "there": "", "pending": "", "replace_label": "", "keep_label": ""}
 
 
 def panel(live: Callable) -> gr.HTML:
     """The goddess's control panel; `live` is the server function a slider move calls."""
     return gr.HTML(
-        [0.5] * len(HEADS), html_template=PANEL_TEMPLATE, js_on_load=script("panel.js"), elem_id="panel",
+        [0.5] * len(HEADS), html_template=PANEL_TEMPLATE, js_on_load=script("touch_guard.js") + script("panel.js"), elem_id="panel",
         server_functions=[live], apply_default_css=False, **PANEL_PROPS,
-    )  # fmt: skip
+    )
 
 
 def top() -> gr.HTML:
@@ -144,7 +144,7 @@ def lab(events: list[str], wait: Callable) -> gr.HTML:
     names = ", ".join(f"'{e}'" for e in events)
     js = f"const EVENTS = [{names}];\n" + script("heads_detail.js") + script("lab.js")
     return gr.HTML(html_template=LAB_TEMPLATE, js_on_load=js, elem_id="lab", server_functions=[wait],
-                   apply_default_css=False, **LAB_PROPS)  # fmt: skip
+                   apply_default_css=False, **LAB_PROPS)
 
 
 def maps() -> gr.HTML:
@@ -157,7 +157,7 @@ def codes() -> gr.HTML:
     return gr.HTML(
         html_template=CODES_TEMPLATE, js_on_load=script("codes.js"), elem_id="codes", apply_default_css=False,
         **CODES_PROPS,
-    )  # fmt: skip
+    )
 
 
 SANDBOX_TEMPLATE = '<section class="mhd-sandbox" ${body ? "" : "hidden"} aria-label="${label}">${body}</section>'
@@ -169,7 +169,7 @@ def sandbox() -> gr.HTML:
     names = ", ".join(f"'{e}'" for e in SANDBOX_EVENTS)
     js = f"const EVENTS = [{names}];\n" + script("heads_detail.js") + script("sandbox.js")
     return gr.HTML(html_template=SANDBOX_TEMPLATE, js_on_load=js, elem_id="sandbox", apply_default_css=False,
-                   body="", label="", ack=0)  # fmt: skip
+                   body="", label="", ack=0)
 
 
 TEACHER_TEMPLATE = (
@@ -185,4 +185,4 @@ def teacher() -> gr.HTML:
     names = ", ".join(f"'{e}'" for e in TEACHER_EVENTS)
     js = f"const EVENTS = [{names}];\n" + script("teacher.js")
     return gr.HTML(html_template=TEACHER_TEMPLATE, js_on_load=js, elem_id="teacher", apply_default_css=False,
-                   **TEACHER_PROPS)  # fmt: skip
+                   **TEACHER_PROPS)

@@ -172,7 +172,7 @@ def import_code(state: State, saved: Saved, data: EventData) -> dict:
     mine = game.load(saved).progress
     if answer != "replace" and mine not in (game.new_progress(), progress):
         ask = {"here": holdings(mine, lang, "ci_here"), "there": holdings(progress, lang, "ci_code"),
-               "pending": game.export_code(progress)}  # fmt: skip
+               "pending": game.export_code(progress)}
         return {"codes": codes_props(lang, t("ci_question", lang), opened=True, ask=ask)}
     level = level_of(session)
     if level is None:

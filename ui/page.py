@@ -66,7 +66,7 @@ def page(
     if level.sliders:
         code = session.get("custom", "") if level.kind == "custom" else ""
         out["panel"] = play.panel_props(level, lang, gates or START_GATES, progress, exam=bool(session.get("exam")),
-                                        code=code)  # fmt: skip
+                                        code=code)
         out["panel"]["opened"] = time.time_ns()  # opened: the sliders are the server's, whatever the page had
         out["maps"] = views.maps_html(api.level_reading(level, lang), lang)
     elif level.lab:

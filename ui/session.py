@@ -74,7 +74,7 @@ def session_of(state: State) -> dict:
     seed = state.get("seed")  # a class exam's fresh seed for a seeded lab (set by the server's round, never a link)
     seed = seed if isinstance(seed, int) and not isinstance(seed, bool) and PUBLIC_SEEDS <= seed < SEEDS else None
     return {"level": level, "lang": lang, "exam": state.get("exam") is True, "custom": custom if pack else "",
-            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang, "class": token[:MAX_CLASS_TOKEN], "seed": seed}  # fmt: skip
+            "text": text[:MAX_SANDBOX_CHARS], "tlang": tlang, "class": token[:MAX_CLASS_TOKEN], "seed": seed}
 
 
 def carried(session: dict) -> dict:

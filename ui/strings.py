@@ -554,7 +554,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tb_opened": ("已打开老师的关卡：{n} 关。分享链接在“给老师”里。", "Opened the teacher's levels: {n}. The share link is under “For teachers”."),
     "tb_bad_link": ("链接里的关卡打不开：{why}", "The level in the link cannot be opened: {why}"),
     "tb_file_error": ("导出失败：{why}", "Export failed: {why}"),
-}  # fmt: skip
+}
 
 # --- the classroom's exports: the worksheet, the report of a played level, the maps as a picture (ws_…) ---------------
 STRINGS.update({
@@ -603,7 +603,7 @@ STRINGS.update({
     "ws_r_stars": ("{n} / 3 颗星", "{n} / 3 stars"),
     "ws_r_date": ("日期和时间", "Date and time"),
     "ws_r_bars": ("虚线框 = 目标，实心条 = 你的权重（每个头 0 到 1）。", "Dashed box = the target, solid bar = your weight (each head 0 to 1)."),
-})  # fmt: skip
+})
 
 # --- the classroom: projector, phone, keyboard and screen reader (kept apart from the table above) ----------------
 STRINGS.update({
@@ -619,7 +619,7 @@ STRINGS.update({
     "map_alt_silent": ("{name}：{caption}", "{name}: {caption}"),
     "rows_alt": ("{title}：{rows}", "{title}: {rows}"),
     "snap_back": ("往前 {k} 个位置", "{k} back"),
-})  # fmt: skip
+})
 
 # --- the server's lane: waits for a run, and where a shown run came from (ui/rooms/waits.py) ----------------------------
 STRINGS.update({
@@ -655,7 +655,7 @@ STRINGS.update({
     "w_seed_exam": ("种子（这一轮考试为全班抽的，不能改）", "Seed (drawn for this exam round, the same for the whole class; it cannot be changed)"),
     "w_seed_bad": ("种子要是 0 到 2147483647 之间的整数（0 是本服务器记录的那一次）。", "The seed must be a whole number from 0 to 2147483647 (0 is the run this server recorded)."),
     "w_busy": ("请稍候……", "One moment…"),
-})  # fmt: skip
+})
 
 # --- a progress code imported over other progress: the question, what each holds, the answers (ci_…) -------------
 STRINGS.update({
@@ -665,7 +665,7 @@ STRINGS.update({
     "ci_replace": ("用进度码替换", "Replace with the code's"),
     "ci_keep": ("保留我的进度", "Keep mine"),
     "ci_kept": ("你的进度保留了，什么都没有改变。", "Your progress was kept; nothing was changed."),
-})  # fmt: skip
+})
 
 NUMERALS = "①②③④⑤⑥⑦⑧"
 LANG_INDEX = {"zh": 0, "en": 1}
@@ -815,7 +815,7 @@ STRINGS.update({
     "class.errors.bad_request": ("请求不对：{message}", "Bad request: {message}"),
     "class.errors.server": ("服务器出错了，请再试一次。", "The server failed: try again."),
     "class.errors.network": ("连不上服务器，正在重试……", "Cannot reach the server: trying again…"),
-})  # fmt: skip
+})
 
 
 def t(key: str, lang: str, **values) -> str:

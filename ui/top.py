@@ -66,7 +66,7 @@ def top_props(level: Level, lang: str, progress: dict, notice: str = "", session
 
 
 def sandbox_top(lang: str, progress: dict, session: dict, reading: Reading | None, notice: str = "",
-                form: str = "") -> dict:  # fmt: skip
+                form: str = "") -> dict:
     """The top in the sandbox: its title and what to do, the text box (`form`), and the tokens of the text as the
     dragon cut them."""
     story = (
@@ -81,7 +81,7 @@ def sandbox_top(lang: str, progress: dict, session: dict, reading: Reading | Non
         "notice": notice_html(notice), "story": story, "level_label": esc(t("level", lang)),
         "language_label": esc(t("language", lang)), "projector_label": esc(t("projector", lang)),
         "link": link_of({**session, "level": SANDBOX}),
-    }  # fmt: skip
+    }
 
 
 def progress_props(level: Level, lang: str, progress: dict, session: dict | None = None) -> dict:

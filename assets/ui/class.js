@@ -86,37 +86,7 @@
       redraw();
     });
   }
-  // A finger on a slider's track (as on the game's panel, assets/ui/panel.js): until the finger shows its way, the
-  // slider's input waits. Sideways (or a tap) moves it; up or down scrolls the page (the track's touch-action is
-  // pan-y) and the slider goes back to where it was, so a swipe to scroll never moves a head or sends a move.
-  const SLOP = 8; // px a finger moves before its way counts
-  let finger = null; // {el, from, x, y, way: null | "slide" | "scroll", pending}
-  const release = (f) => { f.way = "slide"; f.el.dispatchEvent(new Event("input", { bubbles: true })); };
-  document.addEventListener("touchstart", (event) => {
-    const slider = event.target.closest && event.target.closest("input[type=range]");
-    finger = slider && event.touches.length === 1
-      ? { el: slider, from: slider.value, x: event.touches[0].clientX, y: event.touches[0].clientY, way: null, pending: false }
-      : null;
-  }, { capture: true, passive: true });
-  document.addEventListener("touchmove", (event) => {
-    if (!finger || finger.way) return;
-    const dx = Math.abs(event.touches[0].clientX - finger.x), dy = Math.abs(event.touches[0].clientY - finger.y);
-    if (dy > SLOP && dy > dx) { finger.way = "scroll"; finger.el.value = finger.from; }
-    else if (dx > SLOP) { if (finger.pending) release(finger); else finger.way = "slide"; }
-  }, { capture: true, passive: true });
-  for (const type of ["touchend", "touchcancel"]) {
-    document.addEventListener(type, () => {
-      if (finger && finger.way === "scroll") finger.el.value = finger.from;
-      else if (finger && finger.way === null && finger.pending && type === "touchend") release(finger); // a tap
-      finger = null;
-    }, { capture: true, passive: true });
-  }
-  document.addEventListener("input", (event) => { // capture: before the slider's own listeners
-    if (!finger || event.target !== finger.el || finger.way === "slide") return;
-    if (finger.way === "scroll") finger.el.value = finger.from; // scrolling: the slider stays put
-    else finger.pending = true; // the finger's way is not known yet
-    event.stopImmediatePropagation();
-  }, { capture: true });
+  guardSliderTouches(document, "input[type=range]"); // assets/ui/touch_guard.js, loaded before this script
 
   let redraw = () => {};
 

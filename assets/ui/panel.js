@@ -153,50 +153,11 @@ function slid(el) {
   live();
 }
 
-// A finger on a slider's track: until the finger shows its way, the slider's moves wait. Sideways (or a tap) moves
-// it; up or down scrolls the page (the track's touch-action is pan-y) and the slider goes back to where it was, so
-// a swipe to scroll never moves a head or counts as a move.
-const SLOP = 8; // px a finger moves before its way counts
-let touch = null; // {el, from, x, y, way: null | "slide" | "scroll", pending}
-element.addEventListener("touchstart", (event) => {
-  const el = event.target.closest && event.target.closest("input.range");
-  touch = el && event.touches.length === 1
-    ? { el, from: el.value, x: event.touches[0].clientX, y: event.touches[0].clientY, way: null, pending: false }
-    : null;
-}, { capture: true, passive: true });
-element.addEventListener("touchmove", (event) => {
-  if (!touch || touch.way) return;
-  const dx = Math.abs(event.touches[0].clientX - touch.x);
-  const dy = Math.abs(event.touches[0].clientY - touch.y);
-  if (dy > SLOP && dy > dx) {
-    touch.way = "scroll";
-    touch.el.value = touch.from; // the jump the touch made on the track is taken back
-    touch.el.style.setProperty("--v", touch.from);
-  } else if (dx > SLOP) {
-    touch.way = "slide";
-    if (touch.pending) slid(touch.el);
-  }
-}, { capture: true, passive: true });
-for (const type of ["touchend", "touchcancel"]) {
-  element.addEventListener(type, () => {
-    if (touch && touch.way === "scroll") {
-      touch.el.value = touch.from;
-      touch.el.style.setProperty("--v", touch.from);
-    } else if (touch && touch.way === null && touch.pending && type === "touchend") {
-      slid(touch.el); // a tap on the track: the slider goes there
-    }
-    touch = null;
-  }, { capture: true, passive: true });
-}
+guardSliderTouches(element, "input.range"); // assets/ui/touch_guard.js, loaded before this script
 
 element.addEventListener("input", (event) => {
   const el = event.target;
   if (!el.classList || !el.classList.contains("range")) return;
-  if (touch && touch.el === el && touch.way !== "slide") {
-    if (touch.way === "scroll") el.value = touch.from; // scrolling: the slider stays put
-    else touch.pending = true; // the finger's way is not known yet
-    return;
-  }
   slid(el);
 });
 

@@ -17,7 +17,8 @@ from datetime import timezone
 
 import torch
 
-from dragon.classroom.store import Board, ClassroomError, ClassroomStore, Result, Round
+from dragon.classroom.records import Board, ClassroomError, Result, Round
+from dragon.classroom.store import ClassroomStore
 from dragon.config import HEAD_NAMES, HEADS
 from dragon.engine import Reading, default_dragon
 from dragon.lessons import growing
@@ -44,7 +45,7 @@ STORY = {  # the lesson's own lines (seed chapter 5) about heads that must work 
     "en": "Little Bai noticed the eight heads each fighting alone, with no coordination. The goddess said: “Every head "
           "has its own speciality, but only together do they reach their full strength.” Now each of you is one of "
           "the dragon's heads.",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def dragon_levels() -> list[Level]:
 
 def level_choice(level: Level, lang: str) -> dict:
     return {"id": level.id, "chapter": level.chapter, "kind": level.kind, "title": level.title[lang],
-            "sliders": level.sliders, "exam": examinable(level)}  # fmt: skip
+            "sliders": level.sliders, "exam": examinable(level)}
 
 
 def word_like(token: str) -> bool:
@@ -126,7 +127,7 @@ def puzzle(level_id: str, level_code: str | None, lang: str, variant: tuple[floa
     hears = tuple(None if head not in claimed else {
         "silent": claimed[head]["silent"],
         "words": [{"word": w["word"], "share": w["attention"]} for w in claimed[head]["words"]]}
-        for head in HEADS)  # fmt: skip
+        for head in HEADS)
     scorer = Scorer(reading, target)
     start = round(scorer(as_gates([HEAD_START] * len(HEADS))), 2)
     return Puzzle(level, lang, reading, scorer, tuple(target), links, hears, start)
@@ -270,7 +271,7 @@ class Classroom:
         shown = rounds[-1] if rounds else None
         out = {"code": info.code, "expires": info.expires.isoformat() + "Z", "settings": info.settings,
                "members": [{"id": m.member_id, "nickname": m.nickname, "status": m.status} for m in members],
-               "round": None, "summary": self.summary(code, secret, rounds, results)}  # fmt: skip
+               "round": None, "summary": self.summary(code, secret, rounds, results)}
         if not projector:
             out["projector"] = self.store.projector_key(code, secret)
         if shown is not None:
@@ -353,7 +354,7 @@ class Classroom:
                         "exam": r.exam, "players": len(played),
                         "mean_best": round(statistics.fmean(bests), 1) if bests else None,
                         "stars_count": {str(s): sum(row["stars"] == s for row in played) for s in range(4)},
-                        "class_score": r.best_score, "class_stars": r.best_stars})  # fmt: skip
+                        "class_score": r.best_score, "class_stars": r.best_stars})
         return out
 
     def credited(self, code: str, r: Round, results: Sequence[Result]) -> list[dict]:
@@ -421,7 +422,7 @@ class Classroom:
                                "team": board.teams[h], "class_gate": gates[h], "hears": p.hears[h],
                                # a silent head's card says only that: no list of near-zero "links"
                                "links": [] if (p.hears[h] or {}).get("silent") else list(p.links[h])}
-                              for h, g in mine.items()])  # fmt: skip
+                              for h, g in mine.items()])
         else:
             res = state.result
             moved = res is not None and played_in(res)
@@ -579,7 +580,7 @@ def spread(values: Sequence[float], target: float | None) -> dict:
         return {"count": 0, **shown}
     q = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else [values[0]] * 3
     return {"count": len(values), **shown, "min": min(values), "q1": q[0], "median": q[1], "q3": q[2],
-            "max": max(values), "mean": round(statistics.fmean(values), 4)}  # fmt: skip
+            "max": max(values), "mean": round(statistics.fmean(values), 4)}
 
 
 def safe_cell(text: str) -> str:

@@ -1,551 +1,66 @@
-"""A live class's storage (SQLAlchemy Core): classes, members, rounds, results; SQLite, or PostgreSQL (DATABASE_URL)."""
+"""A live class's store (SQLAlchemy Core, SQLite or PostgreSQL): ClassroomStore's operations, one transaction each."""
 
-import base64
-import functools
-import hashlib
 import hmac
-import json
 import math
-import os
-import re
 import secrets
-import sqlite3
-import time
-import unicodedata
-import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from importlib import resources
-from pathlib import Path
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, Row
 
+from dragon.classroom.records import (
+    CODE_TRIES,
+    DEFAULT_SETTINGS,
+    KINDS,
+    MAX_MEMBERS,
+    OPENS_PER_HOUR,
+    OPENS_WINDOW,
+    WRONG_CODES,
+    WRONG_CODES_WINDOW,
+    Board,
+    ClassInfo,
+    ClassroomError,
+    Clock,
+    Member,
+    Moved,
+    NewClass,
+    NewMember,
+    RateLimit,
+    Result,
+    Round,
+    StudentState,
+    utc_now,
+)
+from dragon.classroom.rules import (
+    checked_gate,
+    checked_gates,
+    checked_head,
+    checked_id,
+    checked_score,
+    class_settings,
+    clean_nickname,
+    digest,
+    new_code,
+    nickname_key,
+    normal_code,
+    projector_key,
+    skeleton,
+)
+from dragon.classroom.schema import (
+    ADDRESS_EVENTS,
+    CLASSES,
+    DEFAULT_HOURS,
+    MEMBERS,
+    RESULTS,
+    ROUND_HEADS,
+    ROUNDS,
+    class_hours,
+    make_engine,
+    migrate,
+)
 from dragon.config import HEADS
-
-ROOT = Path(__file__).resolve().parents[2]
-DB_FILE = "classroom.sqlite3"  # under DRAGON_DATA_DIR, else the repository's data/ folder
-CODE_ALPHABET = "BCDFGHJKMNPRSTVWXZ"  # no vowels (so no words), no I L O Q U (look-alikes of 1 l 0 O V)
-CODE_LENGTH = 6
-CODE_TRIES = 20
-NICKNAME_MAX = 20  # code points after NFC
-JOINERS = {"\u200c", "\u200d"}  # format characters a name needs (ZWNJ in Persian, ZWJ in emoji sequences)
-MAX_MEMBERS = 200  # the most a teacher may set a class's size to
-DEFAULT_SIZE = 60
-MIN_SIZE = 2
-MAX_MARKS = 2  # combining marks one character may carry in a nickname (more: Zalgo text spilling over its neighbours)
-MAX_ID = 2**31 - 1  # ids are 32-bit on PostgreSQL: a larger one is a bad request, never a database error
-STATUSES = ("active", "left", "removed")
-WRONG_CODES = 40  # wrong codes (join, teacher, projector) one address may send per WRONG_CODES_WINDOW
-WRONG_CODES_WINDOW = timedelta(minutes=10)
-OPENS_PER_HOUR = 20  # classes one address may open in an hour
-OPENS_WINDOW = timedelta(hours=1)
-DEFAULT_HOURS = 12.0
-MAX_HOURS = 7 * 24.0
-KINDS = ("dragon", "everyone")
-DEFAULT_SETTINGS: dict[str, bool | int] = {"show_names": True, "exam": False, "locked": False, "size": DEFAULT_SIZE}
-LOCK_KEY = zlib.crc32(b"dragon.classroom.store.migrate")  # PostgreSQL advisory lock held while migrating
-
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """Now in UTC, naive (every time in the database is naive UTC)."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
-class ClassroomError(Exception):
-    """A request the class's rules refuse: `reason` names the rule (the UI words it), `detail` holds its numbers."""
-
-    def __init__(self, reason: str, **detail: float | int | str | bool) -> None:
-        super().__init__(f"{reason} {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """A token bucket per member: `burst` moves at once, refilled at `per_second`."""
-
-    per_second: float = 5.0
-    burst: float = 10.0
-
-    def take(self, tokens: float, since: datetime, now: datetime) -> tuple[float, float]:
-        """(tokens left after one move, 0.0), or (tokens now, seconds until one is back) when none is left."""
-        elapsed = max(0.0, (now - since).total_seconds())  # another replica's clock may be a little behind
-        tokens = min(self.burst, tokens + elapsed * self.per_second)
-        if tokens >= 1.0:
-            return tokens - 1.0, 0.0
-        return tokens, (1.0 - tokens) / self.per_second
-
-
-@dataclass(frozen=True)
-class NewClass:
-    code: str
-    secret: str  # the teacher's secret, given once: only its hash is stored
-    expires: datetime
-    projector: str = ""  # the projector's read-only key (projector_key of the secret)
-
-
-@dataclass(frozen=True)
-class NewMember:
-    member_id: int
-    nickname: str
-    token: str  # the student's secret, given once: only its hash is stored
-    rejoined: bool = False  # the member had left and came back under the same name: the same member, results and all
-
-
-@dataclass(frozen=True)
-class ClassInfo:
-    code: str
-    created: datetime
-    expires: datetime
-    settings: dict[str, bool | int]
-
-
-@dataclass(frozen=True)
-class Member:
-    member_id: int
-    nickname: str
-    joined: datetime
-    status: str = "active"  # 'active' or 'left' ('removed' members are listed nowhere)
-
-
-@dataclass(frozen=True)
-class Round:
-    round_id: int
-    kind: str
-    level_id: str
-    started: datetime
-    ended: datetime | None
-    best_score: float | None
-    best_stars: int | None
-    lang: str = "zh"
-    level_code: str | None = None  # a teacher's level: its share code (level_id is then its id)
-    variant: dict | None = None  # an exam round's own puzzle: {"target": [8 floats]} or {"seed": int}
-    exam: bool = False  # the class's exam setting when the round started
-    target_shown: bool = False  # the teacher showed the target on the projector while the round was open
-
-
-@dataclass(frozen=True)
-class Board:
-    """A class-dragon round's heads: each head's gate (its team's mean; None before any move), team size, last move."""
-
-    gates: list[float | None]
-    teams: list[int]
-    moved: list[datetime | None]
-
-
-@dataclass(frozen=True)
-class Moved:
-    """A class-dragon move as recorded: the board after it, the server's score of the class's gates, whether the round
-    is won now, and the head moved."""
-
-    board: Board
-    score: float
-    stars: int
-    won: bool
-    head: int
-
-
-@dataclass(frozen=True)
-class StudentState:
-    """What a student's page needs of the store: who they are, their class, its newest round and their part in it."""
-
-    member: "Member"
-    code: str
-    settings: dict[str, bool | int]
-    round: "Round | None"
-    heads: dict[int, float | None]  # a class-dragon round: the heads they hold, with their own latest values
-    result: "Result | None"  # an everyone round: their result so far
-
-
-@dataclass(frozen=True)
-class Result:
-    member_id: int
-    nickname: str
-    round_id: int
-    level_id: str
-    score: float | None  # the latest move's
-    best_score: float | None
-    stars: int | None  # the most stars earned
-    hints: int
-    moves: int
-    gates: list[float] | None  # the latest move's
-    first_move: datetime | None
-    best_at: datetime | None
-
-
-# --- tables ------------------------------------------------------------------------------------------------------
-
-METADATA = sa.MetaData()
-VERSIONS = sa.Table(
-    "schema_versions", METADATA,
-    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("applied", sa.DateTime, nullable=False),
-)
-CLASSES = sa.Table(
-    "classes", METADATA,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("code", sa.String(CODE_LENGTH), nullable=False, unique=True),
-    sa.Column("secret_hash", sa.String(64), nullable=False),  # sha256 hex of the teacher's secret
-    sa.Column("created", sa.DateTime, nullable=False),
-    sa.Column("expires", sa.DateTime, nullable=False, index=True),
-    sa.Column("settings", sa.JSON, nullable=False),
-    sa.Column("projector_hash", sa.String(64)),  # sha256 hex of the projector key (None: a class from before step 3)
-)
-MEMBERS = sa.Table(
-    "members", METADATA,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False, index=True),
-    sa.Column("nickname", sa.String(NICKNAME_MAX), nullable=False),  # NFC, exactly as shown
-    sa.Column("nickname_key", sa.Text, nullable=False),  # NFKC, casefolded: two names alike here are one name
-    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
-    sa.Column("joined", sa.DateTime, nullable=False),
-    sa.Column("bucket", sa.Float, nullable=False),  # rate limit: moves left in the bucket at bucket_at
-    sa.Column("bucket_at", sa.DateTime, nullable=False),
-    sa.Column("status", sa.String(8), nullable=False, server_default="active"),  # active, left or removed
-    sa.Column("browser_hash", sa.String(64)),  # sha256 hex of the id the join page keeps in its browser
-    sa.UniqueConstraint("class_id", "nickname_key"),
-)
-ROUNDS = sa.Table(
-    "rounds", METADATA,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False, index=True),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("level_id", sa.String(64), nullable=False),
-    sa.Column("started", sa.DateTime, nullable=False),
-    sa.Column("ended", sa.DateTime),
-    sa.Column("best_score", sa.Float),  # a class-dragon round's best score, from the fused output of the means
-    sa.Column("best_stars", sa.Integer),
-    sa.Column("lang", sa.String(2), nullable=False, server_default="zh"),  # the language of the level's text
-    sa.Column("level_code", sa.Text),  # a teacher's level: its share code
-    sa.Column("variant", sa.JSON),  # an exam round's own target or seed, never shown while the round is open
-    sa.Column("exam", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("target_shown", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.CheckConstraint("kind IN ('dragon', 'everyone')", name="round_kind"),
-)
-ROUND_HEADS = sa.Table(  # a member's seat at a head: one head each, several each when fewer than eight play
-    "round_heads", METADATA,
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("head", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("gate", sa.Float),  # the member's latest slider value; None until they move
-    sa.Column("moved", sa.DateTime),
-)
-RESULTS = sa.Table(
-    "results", METADATA,
-    sa.Column("round_id", sa.Integer, sa.ForeignKey("rounds.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("member_id", sa.Integer, sa.ForeignKey("members.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("score", sa.Float),
-    sa.Column("best_score", sa.Float),
-    sa.Column("stars", sa.Integer),
-    sa.Column("hints", sa.Integer, nullable=False),
-    sa.Column("moves", sa.Integer, nullable=False),
-    sa.Column("gates", sa.JSON),
-    sa.Column("first_move", sa.DateTime),
-    sa.Column("last_move", sa.DateTime),
-    sa.Column("best_at", sa.DateTime),
-)
-ADDRESS_EVENTS = sa.Table(  # what the limits per address count (replicas share them, a restart keeps them)
-    "address_events", METADATA,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("kind", sa.String(16), nullable=False),  # 'wrong_code' or 'open'
-    sa.Column("address_key", sa.String(64), nullable=False),  # sha256 hex of the address: no address is stored
-    sa.Column("at", sa.DateTime, nullable=False),
-    sa.Index("address_events_lookup", "kind", "address_key", "at"),
-)
-
-
-# --- engine and migrations -----------------------------------------------------------------------------------------
-
-
-def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
-    """Where the SQLite file lives: DRAGON_DATA_DIR, else the repository's data/ folder."""
-    return Path(environ.get("DRAGON_DATA_DIR") or ROOT / "data")
-
-
-def database_url(environ: Mapping[str, str] = os.environ) -> str:
-    """DATABASE_URL with PostgreSQL on the psycopg 3 driver, else the SQLite file under data_dir()."""
-    url = environ.get("DATABASE_URL", "").strip()
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
-    return url or f"sqlite:///{data_dir(environ) / DB_FILE}"
-
-
-def class_hours(environ: Mapping[str, str] = os.environ) -> float:
-    """How long a class lives: CLASS_HOURS (a number of hours, over 0 and at most a week), else 12."""
-    text = environ.get("CLASS_HOURS", "").strip()
-    if not text:
-        return DEFAULT_HOURS
-    try:
-        hours = float(text)
-    except ValueError:
-        hours = math.nan
-    if not 0 < hours <= MAX_HOURS:
-        raise ValueError(f"CLASS_HOURS must be a number of hours over 0 and at most {MAX_HOURS:g}, not {text[:40]!r}")
-    return hours
-
-
-def make_engine(url: str | None = None) -> Engine:
-    """An engine on `url` (default database_url()): SQLite (its folder made, WAL, BEGIN IMMEDIATE) or PostgreSQL."""
-    parsed = sa.engine.make_url(url or database_url())
-    if parsed.get_backend_name() == "postgresql":
-        return sa.create_engine(parsed, pool_pre_ping=True)
-    if parsed.get_backend_name() != "sqlite":
-        raise ValueError(f"the class store runs on SQLite or PostgreSQL, not {parsed.get_backend_name()!r}")
-    if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 30})
-    event.listen(engine, "connect", _sqlite_connected)
-    event.listen(engine, "begin", _sqlite_begin)
-    return engine
-
-
-def _sqlite_connected(dbapi_connection: sqlite3.Connection, _record: object) -> None:
-    dbapi_connection.isolation_level = None  # the driver begins nothing itself: _sqlite_begin does
-    _wal(dbapi_connection)
-    for pragma in ("foreign_keys=ON", "synchronous=NORMAL"):
-        dbapi_connection.execute(f"PRAGMA {pragma}")
-
-
-def _wal(dbapi_connection: sqlite3.Connection, seconds: float = 30) -> None:
-    """Switch to WAL. Two processes opening a new file at once can both try, and SQLite answers the second "database
-    is locked" at once, without its busy timeout: try again until the other is done."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            dbapi_connection.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
-
-
-def _sqlite_begin(connection: Connection) -> None:
-    # Every transaction takes the write lock at once: writers queue (busy timeout 30 s) instead of failing on upgrade.
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def create_tables(connection: Connection) -> None:
-    """Step 1: the tables as this file defines them now."""
-    METADATA.create_all(connection)
-
-
-# Numbered steps, each applied once. Step 1 makes the tables as defined above, so on an empty database it is the only
-# step run and every later number is marked done with it; a later step (2, 3, …) brings an older database up to date
-# (an ALTER TABLE, with the same change made to the tables above).
-def seats_and_round_language(connection: Connection) -> None:
-    """Step 2: a round has its text's language and a teacher level's code; a member may hold several heads (the
-    head joins round_heads' key: the table is made again, losing at most the seats of rounds open at the upgrade)."""
-    connection.execute(sa.text("ALTER TABLE rounds ADD COLUMN lang VARCHAR(2) NOT NULL DEFAULT 'zh'"))
-    connection.execute(sa.text("ALTER TABLE rounds ADD COLUMN level_code TEXT"))
-    connection.execute(sa.text("DROP TABLE round_heads"))
-    ROUND_HEADS.create(connection)
-
-
-def class_trust(connection: Connection) -> None:
-    """Step 3: a projector key's hash, a member's status and browser, a round's exam variant, the address limits."""
-    for statement in ("ALTER TABLE classes ADD COLUMN projector_hash VARCHAR(64)",
-                      "ALTER TABLE members ADD COLUMN status VARCHAR(8) NOT NULL DEFAULT 'active'",
-                      "ALTER TABLE members ADD COLUMN browser_hash VARCHAR(64)",
-                      "ALTER TABLE rounds ADD COLUMN variant JSON",
-                      "ALTER TABLE rounds ADD COLUMN exam BOOLEAN NOT NULL DEFAULT false",
-                      "ALTER TABLE rounds ADD COLUMN target_shown BOOLEAN NOT NULL DEFAULT false"):
-        connection.execute(sa.text(statement))
-    ADDRESS_EVENTS.create(connection)
-
-
-STEPS: dict[int, Callable[[Connection], None]] = {1: create_tables, 2: seats_and_round_language, 3: class_trust}
-SCHEMA_VERSION = max(STEPS)
-
-
-def migrate(engine: Engine) -> int:
-    """Bring the database to SCHEMA_VERSION, one process at a time (PostgreSQL advisory lock, SQLite's write lock)."""
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":
-            connection.execute(sa.select(sa.func.pg_advisory_xact_lock(LOCK_KEY)))
-        VERSIONS.create(connection, checkfirst=True)
-        done = connection.scalar(sa.select(sa.func.max(VERSIONS.c.version))) or 0
-        if done > SCHEMA_VERSION:
-            raise RuntimeError(f"the class database is at schema version {done}, newer than this app's "
-                               f"{SCHEMA_VERSION}")
-        todo = [1] if done == 0 else list(range(done + 1, SCHEMA_VERSION + 1))
-        for number in todo:
-            STEPS[number](connection)
-        marked = range(done + 1, SCHEMA_VERSION + 1)
-        if marked:
-            connection.execute(VERSIONS.insert(), [{"version": n, "applied": utc_now()} for n in marked])
-    return SCHEMA_VERSION
-
-
-# --- pure rules ----------------------------------------------------------------------------------------------------
-
-
-def digest(secret: str) -> str:
-    """sha256 hex of a secret (all secrets are 256 random bits, so a plain hash is enough)."""
-    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def new_code() -> str:
-    """A random class code: CODE_LENGTH letters of CODE_ALPHABET."""
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def normal_code(code: str) -> str:
-    """A typed code as stored (trimmed, upper case), or '' when it cannot be one."""
-    code = str(code).strip().upper()
-    return code if len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET) else ""
-
-
-def hidden_character(char: str) -> bool:
-    """Whether a character is invisible or controls layout: controls, direction marks, tags, surrogates, private use."""
-    return char not in JOINERS and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
-
-
-# letters that show nothing: the Hangul fillers (U+3164 and its NFKC form U+1160, …), Khmer's inherent vowels
-BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u17b4\u17b5")
-CLASS_ROW = re.compile(r"[(\[{（【［].*(the class|全班).*[)\]}）】］]")  # the CSV's "(the class)" row, or like it
-
-
-def visible_letter(char: str) -> bool:
-    """A letter, a digit or a CJK character that shows as one (a Hangul filler is a 'letter' showing nothing)."""
-    return unicodedata.category(char)[0] in "LN" and char not in BLANK_LETTERS
-
-
-def most_marks(name: str) -> int:
-    """The most combining marks any one character of `name` carries."""
-    most = run = 0
-    for char in name:
-        run = run + 1 if unicodedata.category(char)[0] == "M" else 0
-        most = max(most, run)
-    return most
-
-
-def clean_nickname(nickname: str) -> str:
-    """A nickname as stored: spaces collapsed and trimmed, NFKC; ClassroomError when empty, too long, hiding any,
-    showing no letter, stacking marks or posing as the CSV's class row."""
-    name = unicodedata.normalize("NFKC", " ".join(str(nickname).split()))
-    name = " ".join(name.split())  # NFKC may make spaces (U+3000 …): collapse again
-    if not name:
-        raise ClassroomError("nickname.empty")
-    if any(hidden_character(c) for c in name):
-        raise ClassroomError("nickname.hidden")
-    if len(name) > NICKNAME_MAX:
-        raise ClassroomError("nickname.too_long", limit=NICKNAME_MAX, length=len(name))
-    if not any(visible_letter(c) for c in name):
-        raise ClassroomError("nickname.no_letter")
-    if most_marks(name) > MAX_MARKS:
-        raise ClassroomError("nickname.marks", limit=MAX_MARKS)
-    if name[0] in "(（" or CLASS_ROW.search(name.casefold()):
-        raise ClassroomError("nickname.class_row")
-    return name
-
-
-@functools.lru_cache(maxsize=1)
-def prototypes() -> dict[str, str]:
-    """Each confusable character's prototype (Unicode TR39's confusables.txt, as the confusable_homoglyphs package
-    ships it: every source and its prototype listed both ways). A character and its prototypes form one class in
-    that data; the class is named by its smallest member, a multi-character prototype (m → rn) by itself."""
-    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
-    parent: dict[str, str] = {}
-
-    def root(char: str) -> str:
-        while parent.get(char, char) != char:
-            parent[char] = parent.get(parent[char], parent[char])
-            char = parent[char]
-        return char
-
-    expand: dict[str, str] = {}
-    for char, alikes in data.items():
-        for alike in (entry["c"] for entry in alikes):
-            if len(char) == 1 and len(alike) == 1:
-                a, b = root(char), root(alike)
-                parent[max(a, b)] = min(a, b)
-            elif len(char) == 1 and len(alikes) == 1:
-                expand[char] = alike  # a character whose only prototype is a sequence
-    mapped = {char: root(char) for char in list(parent)}
-    mapped.update({char: "".join(mapped.get(c, c) for c in seq) for char, seq in expand.items() if char not in parent})
-    return {char: proto for char, proto in mapped.items() if proto != char}
-
-
-def skeleton(name: str) -> str:
-    """A nickname's TR39 skeleton, case folded: two names with one look alike on screen (Cyrillic "Тom", "Tom")."""
-    table = prototypes()
-    mapped = "".join(table.get(c, c) for c in unicodedata.normalize("NFD", name)).casefold()
-    return "".join(table.get(c, c) for c in unicodedata.normalize("NFD", mapped))  # casefolding may make more
-
-
-def nickname_key(name: str) -> str:
-    """What two nicknames must differ in: NFKC, casefolded (Tom, tom and ＴＯＭ are one name)."""
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
-def class_settings(settings: Mapping[str, bool | int] | None) -> dict[str, bool | int]:
-    """DEFAULT_SETTINGS updated by `settings`: known keys, booleans, and `size` a whole number MIN_SIZE…MAX_MEMBERS."""
-    chosen = dict(DEFAULT_SETTINGS)
-    for key, value in (settings or {}).items():
-        if key == "size":
-            if isinstance(value, bool) or not isinstance(value, int) or not MIN_SIZE <= value <= MAX_MEMBERS:
-                raise ValueError(f"class setting size={value!r}: a whole number {MIN_SIZE}…{MAX_MEMBERS}")
-        elif key not in DEFAULT_SETTINGS or not isinstance(value, bool):
-            raise ValueError(f"class setting {key!r}={value!r}: the settings are {sorted(DEFAULT_SETTINGS)}, booleans "
-                             "and size")
-        chosen[key] = value
-    return chosen
-
-
-def checked_id(value: int, name: str = "id") -> int:
-    """A round's or member's id as a request names it: a whole number 1…2³¹−1, or ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
-        raise ValueError(f"{name} must be a whole number from 1 to {MAX_ID}")
-    return value
-
-
-def projector_key(secret: str) -> str:
-    """The projector's read-only key of a class: derived from the teacher's secret (so the teacher's page can show it
-    again after a reload), never the secret itself; HMAC-SHA256, URL-safe base64 without padding."""
-    mac = hmac.new(secret.encode("utf-8", "surrogatepass"), b"projector", hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(mac).decode("ascii").rstrip("=")
-
-
-def checked_score(score: float, stars: int) -> tuple[float, int]:
-    """A server-computed score (0…100) and stars (0…3), or ValueError."""
-    if isinstance(score, bool) or not isinstance(score, int | float) or not 0 <= score <= 100:
-        raise ValueError(f"score must be a number in 0…100, not {score!r}")
-    if isinstance(stars, bool) or not isinstance(stars, int) or not 0 <= stars <= 3:
-        raise ValueError(f"stars must be a whole number in 0…3, not {stars!r}")
-    return float(score), stars
-
-
-def checked_gates(gates: Sequence[float]) -> list[float]:
-    """A move's eight slider values, each in 0…1, or ValueError."""
-    checked = [checked_gate(g) for g in gates]
-    if len(checked) != len(HEADS):
-        raise ValueError(f"a move has {len(HEADS)} gates, not {len(checked)}")
-    return checked
-
-
-def checked_head(head: int | None) -> int | None:
-    """A head index as a move names it (None: the member's only head), or ValueError."""
-    if head is not None and (isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < len(HEADS)):
-        raise ValueError(f"a head is a number 0…{len(HEADS) - 1}, not {head!r}")
-    return head
-
-
-def checked_gate(gate: float) -> float:
-    """A slider value in 0…1, or ValueError."""
-    if isinstance(gate, bool) or not isinstance(gate, int | float) or not 0 <= gate <= 1:
-        raise ValueError(f"a gate must be a number in 0…1, not {gate!r}")
-    return float(gate)
-
-
-# --- the store -----------------------------------------------------------------------------------------------------
 
 
 class ClassroomStore:

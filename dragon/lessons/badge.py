@@ -92,7 +92,7 @@ def layout() -> list[dict]:
             "head": (hx, hy),
             "neck": ((nx, ny), ((nx + hx) / 2, (ny + hy) / 2 + 20), (hx, hy + 10)),  # quadratic Bézier: from, via, to
             "label": (cx + 158 * cos, cy - 158 * sin),  # centre of the name and, under it, the mastery
-        })  # fmt: skip
+        })
     return out
 
 

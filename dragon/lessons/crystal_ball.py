@@ -222,9 +222,9 @@ def measured(r: dict) -> dict:
     row = r["attention"][b["layer"]][b["head"]]
     top = max((v, j) for j, v in enumerate(row) if j != r["position"])[1]
     gaps = [abs(sum(r["attention"][li][hi]) + r["cls"][li][hi] + r["sep"][li][hi] - 1)
-            for li in range(r["layers"]) for hi in range(r["heads"])]  # fmt: skip
+            for li in range(r["layers"]) for hi in range(r["heads"])]
     return {"layers": r["layers"], "heads": r["heads"], "best_top": r["tokens"][top],
-            "target": r["target"]["token"] if r["target"] else None, "row_gap": max(gaps)}  # fmt: skip
+            "target": r["target"]["token"] if r["target"] else None, "row_gap": max(gaps)}
 
 
 FINDINGS: tuple[Finding, ...] = (

@@ -24,7 +24,7 @@ AGAIN_TEXTS = {
            "你好！今天天气怎么样？"),
     "en": ("The cat sat on the mat because it was tired.", "We propose a new method; experiments show it is faster.",
            "Hello! How are you today?", "The moon is bright and I miss my home tonight."),
-}  # fmt: skip
+}
 FEW = REACH_EDGES[1]  # "a few" heads: 2 to FEW - 1
 
 
@@ -127,7 +127,7 @@ def fusion(mha: MultiHeadAttention, reading: Reading) -> dict:
             switches.append(
                 {"w_o": w_o, "residual": residual, "keep": round(float(k.mean()), DECIMALS),
                  "keep_per_token": rounded(k, DECIMALS)}
-            )  # fmt: skip
+            )
     reach = {w_o: head_reach(mha, heads, w_o) for w_o in (True, False)}
     quiet = {w_o: quiet_dims(mha, heads, w_o) for w_o in (True, False)}
     wreach = {w_o: weight_reach(mha, w_o) for w_o in (True, False)}
@@ -189,7 +189,7 @@ def again_key(f: dict, keep_edges: tuple[float, ...]) -> dict[str, list[int]]:
     """3-3's second prediction on a text: the keep buckets within 5 points of the mean cosine of output to input with
     the residual off (`off`) and on (`on`)."""
     return {"off": accepted_buckets(f["keep_without_residual"], keep_edges),
-            "on": accepted_buckets(f["keep_with_residual"], keep_edges)}  # fmt: skip
+            "on": accepted_buckets(f["keep_with_residual"], keep_edges)}
 
 
 def read_counts(f: dict, w_o: bool = False) -> tuple[list[int], float]:
@@ -290,7 +290,7 @@ FINDINGS: tuple[Finding, ...] = (
             always=True),
     Finding("why:3-3:keeps", lambda m: min(m["keep_per_token_with"]) >= KEEP_EDGES[1],
             "the why: with the residual each word keeps most of what it was (every cosine ≥ 0.6)", always=True),
-)  # fmt: skip
+)
 
 
 # --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---

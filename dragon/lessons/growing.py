@@ -113,7 +113,7 @@ def check_public_seed(seed: object) -> int:
 def train(
     steps: int, seed: int, growth: Growth = Growth(), device: torch.device | None = None,
     progress: Progress | None = None,
-) -> tuple[GatedReader, dict]:  # fmt: skip
+) -> tuple[GatedReader, dict]:
     """Train from random weights, evaluating `growth.evals` times; the model (on the CPU) and plain-JSON results."""
     steps, seed = check_steps(steps), check_seed(seed)
     device = device or best_device()
@@ -242,7 +242,7 @@ def stage_bounds(run: dict, stage_name: str) -> tuple[float, float]:
     th, final = run["thresholds"], run["specialisation"][-1]
     settle = final - th["settle_within"]
     return {"random": (float("-inf"), th["random_below"]), "faint": (th["random_below"], th["faint_below"]),
-            "clear": (th["faint_below"], settle), "settled": (settle, float("inf"))}[stage_name]  # fmt: skip
+            "clear": (th["faint_below"], settle), "settled": (settle, float("inf"))}[stage_name]
 
 
 def typical(run: dict, snap: dict) -> float:
@@ -301,7 +301,7 @@ def measured(run: dict) -> dict:
         "top": [(int(o[0]), float(v[0])) for o, v in zip(offset, share, strict=True)],
         "second": [(int(o[1]), float(v[1])) for o, v in zip(offset, share, strict=True)],
         "switches": switches(run), "from_share": FAINT_BELOW, "split": SPLIT, "eval_size": Growth().eval_size,
-    }  # fmt: skip
+    }
 
 
 def _splits(m: Measured) -> list[int]:
@@ -333,4 +333,4 @@ def questions(run: dict) -> list[dict]:
     """4-3's questions on the server's run: each snapshot card's stage, by its measured specialisation."""
     cards = stage_snapshots(run)
     return [question(f"card:{snap['stage']}", [snap["stage"]], snap["specialisation"], card_margin(run, cards, i),
-                     "share") for i, snap in enumerate(cards)]  # fmt: skip
+                     "share") for i, snap in enumerate(cards)]

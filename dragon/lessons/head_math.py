@@ -126,7 +126,7 @@ FINDINGS: tuple[Finding, ...] = (
             always=True),
     Finding("why:3-1:sink", lambda m: m["sink_rounds"] > 0 and m["sink_output"] < 0.05 * m["largest_output"],
             "the why: a head with nothing to say parks on the sink, and its output is almost nothing", always=True),
-)  # fmt: skip
+)
 
 
 # --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
@@ -142,7 +142,7 @@ def questions(level: Any, lang: str) -> list[dict]:
         winners, shares = answers(m, SHARE_EDGES)
         win = max(m["weights"])
         out.append(question(f"round{i + 1}.winner", [m["keys"][k] for k in winners], m["keys"][m["winner"]],
-                            lead(dict(enumerate(m["weights"])), winners), "share"))  # fmt: skip
+                            lead(dict(enumerate(m["weights"])), winners), "share"))
         out.append(question(f"round{i + 1}.share", shares, win, edge_margin(win, SHARE_EDGES)
-                            if len(shares) == 1 else SHARE_MARGIN, "share bucket"))  # fmt: skip
+                            if len(shares) == 1 else SHARE_MARGIN, "share bucket"))
     return out

@@ -270,7 +270,7 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("why:3-4:one", lambda m: m["one_clearly_worst"],
             "the why: several relations at once are hard for one head (its accuracy the lowest by 5 points or more)",
             always=True),
-)  # fmt: skip
+)
 
 
 # --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
@@ -285,4 +285,4 @@ def questions(result: dict) -> list[dict]:
     low, low_lead = lowest(result)  # the reading off the accuracy bars: which h is lowest
     return [question("ranking", sorted(acc, key=lambda h: -acc[h]), {"accuracy": acc, "ties": ties},
                      min(gaps, default=float("inf")) - SHARE_MARGIN, "share"),
-            question("read", low, min(acc.values()), low_lead, "share")]  # fmt: skip
+            question("read", low, min(acc.values()), low_lead, "share")]

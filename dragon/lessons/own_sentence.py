@@ -89,7 +89,7 @@ def own_sentence(text: str, word: str, best: dict) -> dict:
         "nearest_noun": nouns[-1] if nouns else None, "nouns": nouns, "dragon_position": dq,
         "specials": round(specials, decimals), "times": len(at),
         "on_words": round(sum(v for j, v in enumerate(row) if j != q), decimals),
-    }  # fmt: skip
+    }
 
 
 def word_shares(mine: dict) -> list[tuple[str, float]]:
@@ -113,7 +113,7 @@ def referent_word(mine: dict, referent: str) -> str:
     if not wanted or match is None:
         said = str(referent).strip()[:30]
         raise SentenceError("c_err_referent", f"the referent {said!r} is not another word of the sentence; its words "
-                            f"are: {some_words(words)}", word=said, words=some_words(words))  # fmt: skip
+                            f"are: {some_words(words)}", word=said, words=some_words(words))
     return match
 
 
@@ -136,7 +136,7 @@ def judge(mine: dict, referent: str | None = None) -> dict:
         "top": top, "top_w": round(top_w, 4), "second": second, "second_w": round(second_w, 4),
         "margin": lead(top_w, second_w), "specials": round(specials, 4), "sure": reason is None,
         "reason": reason, "mostly": top_w >= MOSTLY, "referent": None, "referent_w": None, "verdict": None,
-    }  # fmt: skip
+    }
     if referent is not None:
         word = referent_word(mine, referent)
         shares = dict((normalise(w), v) for w, v in ranked)
@@ -175,7 +175,7 @@ def measured(mine: dict) -> dict:
         "context_sink": mine["context_sink"], "context_agrees": ref is not None and normalise(mine["context_top"]) ==
         normalise(ref), "lesson_same": case["nearest_noun"] == case["top"] == case["target"],
         "context_lead": lead(mine["context_w"], mine.get("context_second_w", 0.0)),
-    }  # fmt: skip
+    }
 
 
 def _context_heard(m: Measured) -> bool:

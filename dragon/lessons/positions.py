@@ -23,7 +23,7 @@ from dragon.text.analyser import CJK, Analysis, Token, analyse
 POSITION_FEATURES = (
     "early", "pron_at_cos", "pron_at_sin", "ante_at_cos", "ante_at_sin",
     "clause_q_cos", "clause_q_sin", "clause_k_cos", "clause_k_sin",
-)  # fmt: skip
+)
 SWAPPABLE = ("noun", "pron")  # the default second text swaps the first and the last of these (subject ↔ object)
 PREVIEW = 6  # output numbers shown per token: the last ones of each block output (word code + heads' part)
 DECIMALS = 4
@@ -35,7 +35,7 @@ AGAIN_TEXTS = {
     "zh": ("猫追老鼠", "老师表扬学生", "妈妈喜欢女儿", "小狗咬小猫", "医生帮助病人"),
     "en": ("The cat chases the mouse.", "The teacher praises the student.", "The girl thanks the boy.",
            "The fox watches the bird.", "The doctor helps the nurse."),
-}  # fmt: skip
+}
 DIFFER = 0.1  # a difference a second prediction calls "different" is at least this (a thousand times SAME and more)
 AGAIN_KEYS = {  # the second prediction's three questions: the measured difference each asks about
     "back": "max_diff_unpermuted_no_positions",  # no positions, b put back in a's order
@@ -195,10 +195,10 @@ def measured(p: dict) -> dict:
     without positions, with sinusoidal ones, and as built; and the input's own differences."""
     keys = ("inputs_max_diff_unpermuted", "max_diff_in_place_no_positions", "max_diff_unpermuted_no_positions",
             "diff_with_positions", "diff_with_positions_attention", "diff_dragon_as_built",
-            "diff_dragon_as_built_attention", "inputs_diff_as_built")  # fmt: skip
+            "diff_dragon_as_built_attention", "inputs_diff_as_built")
     groups = sorted({f.split("_")[0] for f in p["as_built_features"]})  # early, pron, ante, clause
     return {**{k: p[k] for k in keys}, "as_built_features": p["as_built_features"], "feature_groups": groups,
-            "same": SAME}  # fmt: skip
+            "same": SAME}
 
 
 def _residual_only(m: Measured) -> bool:
@@ -248,4 +248,4 @@ def questions(level: Any, lang: str) -> list[dict]:
     return [question("free", [key["free"]], free, SAME / max(free, 1e-12), "factor from the edge"),
             question("pos", [key["pos"]], with_pos, with_pos / SAME, "factor from the edge"),
             question("read", [reading_answer(pos)], free, READ_EDGES[0] / max(free, 1e-12),
-                     "factor from the edge")]  # fmt: skip
+                     "factor from the edge")]

@@ -175,7 +175,7 @@ def measured(best: dict) -> dict:
     acc = [sum(r) / len(r) for r in best["one_off"]]
     chance = 1 / Growth().ex.vocab
     lone = [(i, best["relations"][r], v) for i, row in enumerate(best["one_off"]) for r, v in enumerate(row)
-            if v < NEAR_CHANCE * chance]  # fmt: skip
+            if v < NEAR_CHANCE * chance]
     twins = [[(i, next((j for j in range(h) if p[j] and fav[j] == fav[i]), None)) for i in range(h) if not p[i]]
              for p in best["patterns"]]  # per pattern: (head off, a head left on with its favourite offset, or None)
     return {
@@ -186,7 +186,7 @@ def measured(best: dict) -> dict:
         "positions": [positions(row) for row in best["profile"]], "lone": lone, "chance": chance,
         "near_chance": NEAR_CHANCE * chance, "twins": twins, "small": SMALL_COST,
         "shared_favourite": len(set(fav)) < h,
-    }  # fmt: skip
+    }
 
 
 def _cheap(m: Measured) -> list[int]:
@@ -256,4 +256,4 @@ def questions(best: dict) -> list[dict]:
     under = goal - by_off[most + 1] if most + 1 < len(by_off) else float("inf")
     return [question("most_off", [most], {"best_accuracy": by_off[most], "goal": round(goal, 4),
                                           "above_goal": round(over, 4), "next_below_goal": round(under, 4)},
-                     None, "exact accuracy")]  # fmt: skip
+                     None, "exact accuracy")]

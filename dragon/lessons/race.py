@@ -175,7 +175,7 @@ def reference(T: int, runs: int = REFERENCE_RUNS, device: torch.device | None = 
     device = device or best_device()
     speedups = [race([T], device=device, seed=i)["speedup"][0] for i in range(runs)]
     return {"length": T, "device": str(device), "runs": runs, "speedups": speedups, "lo": min(speedups),
-            "hi": max(speedups)}  # fmt: skip
+            "hi": max(speedups)}
 
 
 WORK = ("less", "same", "more")  # 3-2's reading: the batched path does less, the same or more work than the loop
@@ -224,7 +224,7 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("why:3-2:one_thread", lambda m: m["one_thread_short"] is None or m["one_thread_short"] > 1,
             "the why: fewer calls save time even on one CPU thread (checked on races timed at one thread)",
             always=True),
-)  # fmt: skip
+)
 
 
 # --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---
@@ -234,4 +234,4 @@ def questions(reference: dict, raced: dict) -> list[dict]:
     """3-2's questions: the speed-up guess against the reference races' range, and the workload read off a race."""
     return [question("guess", [reference["lo"], reference["hi"]], reference["speedups"],
                      reference["hi"] / reference["lo"], "factor range"),
-            question("work", [work_reading(raced)], "same FLOPs", None, "exact")]  # fmt: skip
+            question("work", [work_reading(raced)], "same FLOPs", None, "exact")]

@@ -150,7 +150,7 @@ def answer_key(tw: dict) -> dict[str, dict]:
     out = {"rises": {"accepted": ["yes" if rises else "no"], "margin": round(against, 4), "unit": "words"}}
     for qid, values, margin, most, unit in (("adjacent", adj, SHARE_MARGIN, True, "share"),
                                             ("quiet", special, SHARE_MARGIN, False, "share"),
-                                            ("nearest", d, DISTANCE_MARGIN, False, "words")):  # fmt: skip
+                                            ("nearest", d, DISTANCE_MARGIN, False, "words")):
         by_layer = {str(i + 1): v for i, v in enumerate(values)}
         accepted = accepted_best(by_layer, margin, most)
         out[qid] = {"accepted": accepted, "margin": round(lead(by_layer, accepted, most), 4), "unit": unit}
@@ -189,7 +189,7 @@ def measured(tw: dict) -> dict:
         "sink": sink, "cls_mostly": all(p["cls"] > p["sep"] for p in after),
         "cls_value": (min(p["cls_value"] for p in after), max(p["cls_value"] for p in after)) if after else None,
         "parking_heads": len(parking), "parking_cls_value": sorted(parking),
-    }  # fmt: skip
+    }
 
 
 def _short_not_zero(values: list[float] | tuple[float, float] | None) -> bool:

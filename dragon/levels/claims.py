@@ -27,7 +27,7 @@ MAX_CLAIM_WORD = 40  # characters of one claimed word (a list of them holds at m
 
 # A head may be named by its id, its Chinese name (情感头 or 情感) or its English name (Emotion), any case
 HEAD_ALIASES = {alias: head for head, (zh, en) in HEAD_NAMES.items()
-                for alias in (head, zh, zh.removesuffix("头"), en.lower())}  # fmt: skip
+                for alias in (head, zh, zh.removesuffix("头"), en.lower())}
 
 
 def head_of(name) -> str | None:
@@ -39,7 +39,7 @@ def head_of(name) -> str | None:
 
 
 def parse_claims(items, where: str, *, names: bool = False, most: int | None = None
-                 ) -> tuple[tuple[Claim, ...], list[tuple[str, str]]]:  # fmt: skip
+                 ) -> tuple[tuple[Claim, ...], list[tuple[str, str]]]:
     """One language's claims, `[{head: time, words: [昨天]}, {head: logic, silent: true}]`, read into Claims: (the
     good ones, a (path, message) per problem, in order and at most one per claim). `names`: a head may also be named
     as `head_of` reads it (a teacher's level), not only by its id; `most`: at most this many claims. A shipped level
@@ -91,7 +91,7 @@ def parse_claim(item, path: str, names: bool = False) -> Claim | tuple[str, str]
         if long:
             return f"{path}.{key}", f"{brief(long[0])} has {len(long[0])} characters; at most {MAX_CLAIM_WORD}"
     return Claim(head, tuple(w.strip() for w in words or ()), source=source.strip() if source else None,
-                 alone=tuple(w.strip() for w in alone or ()))  # fmt: skip
+                 alone=tuple(w.strip() for w in alone or ()))
 
 
 def between_words(reading: Reading) -> torch.Tensor:
@@ -174,11 +174,11 @@ def measure(reading: Reading, claims: tuple[Claim, ...]) -> list[dict]:
         else:
             row = row_shares(reading, c.head, c.source)
             words = [{"word": w, "attention": None if row is None else _round(_sum_at(row, positions(reading, w)))}
-                     for w in c.words]  # fmt: skip
+                     for w in c.words]
         alone = [{"word": w, "self": _round(self_share(reading, c.head, w))} for w in c.alone]
         head_loudness = round(float(loud[HEADS.index(c.head)]), 4)
         out.append({"head": c.head, "from": c.source, "words": words, "alone": alone, "silent": c.silent,
-                    "loudness": head_loudness})  # fmt: skip
+                    "loudness": head_loudness})
     return out
 
 

@@ -22,7 +22,7 @@ Bilingual = dict[str, str]  # {"zh": …, "en": …}
 # semantics; dialogues: context and tone). A level keeps it when both weigh at least PANEL_WEIGHT in its target;
 # one that departs says why (`departs`), and the page shows the measured numbers beside it.
 PANEL: dict[str, tuple[str, str]] = {"poem": ("emotion", "tone"), "paper": ("logic", "semantics"),
-                                     "dialogue": ("context", "tone")}  # fmt: skip
+                                     "dialogue": ("context", "tone")}
 PANEL_WEIGHT = 0.5
 
 

@@ -222,7 +222,7 @@ class _Reader:
             if show not in SHOWS:
                 raise self.fail(f"{where}.show", f"must be one of {', '.join(SHOWS)}, not {show!r}")
             level = Level(**common, targets=self.targets(data, where), show=show,
-                          departs=self.bilingual(data, "departs", where, required=False))  # fmt: skip
+                          departs=self.bilingual(data, "departs", where, required=False))
             self.panel(level, where)
             return level
         if kind == "compare":

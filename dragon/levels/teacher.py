@@ -256,14 +256,14 @@ def build(data: dict) -> Level:
     lang = data["lang"]
     target = tuple(float(data["target"].get(h, 0.0)) for h in HEADS)
     claims = tuple(Claim(c["head"], tuple(c.get("words", ())), bool(c.get("silent")), c.get("from"),
-                         tuple(c.get("alone", ()))) for c in data.get("claims", ()))  # fmt: skip
+                         tuple(c.get("alone", ()))) for c in data.get("claims", ()))
     blank = dict.fromkeys(LANGS, "")
     return Level(
         id=level_id(data), chapter=0, kind="custom", title=data["title"], text=dict.fromkeys(LANGS, data["text"]),
         story=data.get("story", blank), why=data.get("explanation", blank), targets=dict.fromkeys(LANGS, target),
         show=data.get("show", "silhouette"), claims=dict.fromkeys(LANGS, claims), text_lang=lang,
         genre=data.get("genre"),
-    )  # fmt: skip
+    )
 
 
 # --- 3. the puzzle and the claims, measured on the real dragon -------------------------------------------------
@@ -271,7 +271,7 @@ def build(data: dict) -> Level:
 
 def quality_of(report: puzzle.PuzzleReport) -> dict:
     return {"all_equal": round(report.all_equal, 2), "random_median": round(report.random_median, 2),
-            "near_median": round(report.near_median, 2), "ascent_steps": report.ascent_steps}  # fmt: skip
+            "near_median": round(report.near_median, 2), "ascent_steps": report.ascent_steps}
 
 
 def puzzle_problems(report: puzzle.PuzzleReport) -> list[str]:
@@ -384,7 +384,7 @@ def data_of(level: Level) -> dict:
         raise ValueError(f"level {level.id} is not a teacher level")
     lang = level.text_lang
     data: dict = {"title": dict(level.title), "lang": lang, "text": level.text[lang],
-                  "target": {h: v for h, v in zip(HEADS, level.target_for(lang), strict=True) if v > 0}}  # fmt: skip
+                  "target": {h: v for h, v in zip(HEADS, level.target_for(lang), strict=True) if v > 0}}
     for key, value in (("story", level.story), ("explanation", level.why)):
         if any(value.values()):
             data[key] = dict(value)
@@ -405,7 +405,7 @@ def share_code(levels: list[Level]) -> str:
     code = CODE_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
     if len(code) > MAX_CODE_CHARS:
         raise TeacherLevelError([f"share: the link would need {len(code)} characters; at most {MAX_CODE_CHARS} "
-                                 "(shorten the texts or split the pack)"])  # fmt: skip
+                                 "(shorten the texts or split the pack)"])
     return code
 
 
@@ -425,7 +425,7 @@ def unpack_code(code) -> str:
         text = unzip.decompress(raw, MAX_JSON_BYTES)
         if unzip.unconsumed_tail:
             raise TeacherLevelError([f"share link: unpacks to more than {MAX_JSON_BYTES} bytes, more than a level "
-                                     "pack may hold"])  # fmt: skip
+                                     "pack may hold"])
         if not unzip.eof:
             raise TeacherLevelError(["share link: is cut short (copy the whole link)"])
         return text.decode("utf-8")

@@ -115,7 +115,7 @@ class Lane:
                 self._ids.pop(run.id, None)  # a failed run is tried again under a new id
             if known[0]:
                 run = Run(key, kind, compute, level=level, seed=seed, state="done", fraction=1.0, result=known[1],
-                          finished_at=time.time(), seconds=0.0)  # fmt: skip
+                          finished_at=time.time(), seconds=0.0)
                 run.done.set()
                 return self._register(run)
             if len(self._queue) >= self.max_queued:

@@ -34,11 +34,11 @@ JIEBA_POS = {
     "a": "adj", "ad": "adj", "ag": "adj", "z": "adj", "b": "adj", "d": "adv", "r": "func", "p": "func",
     "c": "func", "u": "func", "y": "func", "e": "func", "o": "func", "m": "func", "q": "func",
     "t": "time", "tg": "time", "f": "func", "x": "punct", "w": "punct",
-}  # fmt: skip
+}
 EN_POS_TO_COARSE = {
     "verb": "verb", "adj": "adj", "adv": "adv", "noun": "noun", "det": "func", "prep": "func",
     "conj": "func", "aux": "func", "num": "func", "interj": "func",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)

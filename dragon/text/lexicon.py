@@ -14,10 +14,10 @@ CLASSICAL_DICT = ASSETS / "dictionary" / "zh_classical_dict.txt"  # read only in
 FIELDS: tuple[str, ...] = (
     "nature", "weather", "family", "school", "science", "medicine",
     "food", "animal", "home", "travel", "work", "arts",
-)  # fmt: skip
+)
 CONNECTIVE_ROLES: tuple[str, ...] = (
     "cause", "effect", "concession", "contrast", "condition", "consequence", "addition", "sequence",
-)  # fmt: skip
+)
 TONE_KINDS: tuple[str, ...] = ("question", "exclaim", "soft", "pause")
 EN_POS: tuple[str, ...] = ("verb", "adj", "adv", "det", "prep", "conj", "aux", "num", "interj", "noun")
 

@@ -5,8 +5,8 @@ import logging
 from dataclasses import dataclass
 
 from dragon import game
+from dragon.classroom.records import ClassroomError
 from dragon.classroom.room import Classroom
-from dragon.classroom.store import ClassroomError
 from ui.live_class import routes as class_routes
 
 log = logging.getLogger("dragon.refused")

@@ -17,8 +17,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from dragon.classroom.records import ClassroomError
 from dragon.classroom.room import Classroom, dragon_levels, level_choice
-from dragon.classroom.store import ClassroomError, ClassroomStore, checked_gate, checked_id, normal_code
+from dragon.classroom.rules import checked_gate, checked_id, normal_code
+from dragon.classroom.store import ClassroomStore
 from dragon.config import HEAD_COLORS, HEAD_NAMES, HEADS
 from dragon.levels.loader import LANGS, all_levels
 from ui.server.admission import address_of, trusted_proxies
@@ -40,7 +42,7 @@ def page(role: str) -> str:
     html = (UI_ASSETS / "class.html").read_text(encoding="utf-8")
     words = json.dumps(class_tables(), ensure_ascii=False).replace("</", "<\\/")  # JSON that cannot end the <script>
     return (html.replace("{{ROLE}}", role).replace("{{STYLE}}", (UI_ASSETS / "class.css").read_text("utf-8"))
-            .replace("{{STRINGS}}", words).replace("{{SCRIPT}}", (UI_ASSETS / "class.js").read_text("utf-8")))
+            .replace("{{STRINGS}}", words).replace("{{SCRIPT}}", "".join((UI_ASSETS / f).read_text("utf-8") for f in ("touch_guard.js", "class.js"))))
 
 
 def qr_svg(url: str) -> str:

@@ -19,13 +19,13 @@ def data_uri(mime: str, raw: bytes) -> str:
 def badge_rule(lang: str) -> str:
     p1, p2, p3 = game.BADGE_SHARES
     return lab.star_rule(lang, "rule_badge", p1=f"{p1:.0%}", p2=f"{p2:.0%}", p3=f"{p3:.0%}",
-                         **{f"s{i + 1}": star_text(game.bucket(e, game.BADGE_SHARES)) for i, e in enumerate(game.BADGE_SHARES)})  # fmt: skip
+                         **{f"s{i + 1}": star_text(game.bucket(e, game.BADGE_SHARES)) for i, e in enumerate(game.BADGE_SHARES)})
 
 
 def badge_share(progress: dict, lang: str) -> str:
     got, most = game.badge_results(progress)
     line = t("b_share", lang, got=got, most=most, p=f"{got / most:.0%}" if most else "0%",
-             stars=star_text(game.badge_stars(progress)))  # fmt: skip
+             stars=star_text(game.badge_stars(progress)))
     return lab.note(line, "badge-share", stars=game.badge_stars(progress))
 
 
@@ -66,12 +66,12 @@ def badge_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
             lab.verdict(t("b_made", lang, n=bright)) + f'<div class="badge-out"><div class="badge-card"><div class="badge-svg">{svg}</div>{links}</div>'
             + f'<div class="badge-reasons">{badge_why(progress, lang)}</div></div>'  # beside the badge where it fits
             + lab.end(level, lang, progress, int(attempt.get("stars", 0)))
-        )  # fmt: skip
+        )
     return lab.room(
         "badge", badge_rule(lang), badge_share(progress, lang), ask,
         lab.checking(level, lang, progress, attempt, check=lab.button("badge", t("b_go", lang)), result=result,
                      capped=False),
-    )  # fmt: skip
+    )
 
 
 def make_badge(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:

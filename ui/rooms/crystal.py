@@ -19,7 +19,7 @@ from ui.widgets.tensors import row_bars, words_key
 def crystal_rule(lang: str) -> str:
     p1, p2 = game.CRYSTAL_SHARES
     return lab.star_rule(lang, "rule_crystal", s3=star_text(game.crystal_stars(1.0, 1.0)), p2=f"{p2:.0%}",
-                         s2=star_text(game.crystal_stars(p2, 1.0)), p1=f"{p1:.0%}", s1=star_text(game.crystal_stars(p1, 1.0)))  # fmt: skip
+                         s2=star_text(game.crystal_stars(p2, 1.0)), p1=f"{p1:.0%}", s1=star_text(game.crystal_stars(p1, 1.0)))
 
 
 def crystal_of(level: Level, attempt: Attempt | None = None) -> dict:
@@ -49,19 +49,19 @@ def crystal_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
         order = sorted(((r["attention"][a][b][tg], a, b) for a in range(r["layers"]) for b in range(r["heads"])), reverse=True)
         rank = 1 + sum(v > w for v, _, _ in order)
         said = t("c_result", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"], target=r["target"]["token"], w=f"{w:.2f}",
-                 rank=rank, n=len(order), best=best["name"], bw=format(best["weight"], ".2f"))  # fmt: skip
+                 rank=rank, n=len(order), best=best["name"], bw=format(best["weight"], ".2f"))
         result += (
             lab.verdict(said, weight=f"{w:.4f}") + lab.end(level, lang, progress, int(attempt.get("stars", 0)))
             + lab.caption(t("c_row", lang, head=f"L{li + 1}H{hi + 1}", word=r["word"], s=f"{r['cls'][li][hi] + r['sep'][li][hi]:.2f}"))
             + row_bars(r["tokens"], r["attention"][li][hi], "#1f4e9c")
-        )  # fmt: skip
+        )
     try_box = try_html(lang, attempt, best) if picked is not None else ""
     seconds = format(crystal_lesson.load_seconds(), ".1f")
     return lab.room(
         "crystal", lab.note(intro), crystal_rule(lang), lab.note(t("c_key", lang)), words_key(r["tokens"], tg, q), grid,
         lab.checking(level, lang, progress, attempt, check="", result=result), try_box,
         lab.note(t("c_model", lang, model=r["model"], package=r["package"], licence=t("c_licence", lang), s=seconds)),
-    )  # fmt: skip
+    )
 
 
 def pick(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
@@ -110,7 +110,7 @@ def verdict_line(lang: str, mine: dict, head: str) -> str:
     j, m = mine["judged"], sentence_lesson.measured(mine)
     values = {"head": head, "word": mine["word"], "top": j["top"], "w": f"{j['top_w']:.2f}", "second": j["second"],
               "w2": f"{j['second_w']:.2f}", "m": f"{j['margin']:.2f}", "margin": f"{MARGIN:.2f}", "s": f"{j['specials']:.2f}",
-              "ref": j["referent"], "rw": f"{j['referent_w']:.2f}", "n": mine["times"], "noun": mine["nearest_noun"]}  # fmt: skip
+              "ref": j["referent"], "rw": f"{j['referent_w']:.2f}", "n": mine["times"], "noun": mine["nearest_noun"]}
     keys = [findings.pick(sentence_lesson.FINDINGS, "verdict", m)]
     keys += [k for k in findings.shown(sentence_lesson.FINDINGS, m) if k not in keys and k not in CONTEXT]
     return " ".join(t(k, lang, **values) for k in keys)
@@ -121,7 +121,7 @@ def try_result(lang: str, mine: dict, best: dict) -> str:
     key = findings.pick(sentence_lesson.FINDINGS, "context", sentence_lesson.measured(mine))
     ctx = t(key, lang, word=mine["word"], top=mine["context_top"], w=f"{mine['context_w']:.2f}", ref=mine["judged"]["referent"],
             margin=f"{MARGIN:.2f}", sink=f"{mine['context_sink']:.2f}", second=mine.get("context_second", ""),
-            w2=f"{mine.get('context_second_w', 0.0):.2f}")  # fmt: skip
+            w2=f"{mine.get('context_second_w', 0.0):.2f}")
     rows = [(w, v, "#1f4e9c") for j, (w, v) in enumerate(zip(mine["tokens"], mine["row"], strict=True)) if j != mine["position"]]
     rows.append((t("c_specials", lang), mine["specials"], "#8e9aa6"))
     real = bars_html(rows, 1.0, fmt="{:.2f}", cls="cb-row")  # the same absolute scale as our dragon's bars

@@ -33,15 +33,15 @@ def tower_fill(m: Measured, lang: str) -> dict:
         "k": m["neighbour_heads"], "kl": m["neighbour_layer"] + 1, "start": start + 1, "lo": pct(lo), "hi": pct(hi),
         "vlo": pct(vlo), "vhi": pct(vhi), "m": round(100 * SHARE_MARGIN),
         "layers": " / ".join(t("tw_layer", lang, l=i + 1) for i in m["adjacent_layers"]),
-    }  # fmt: skip
+    }
 
 
 def grow_fill(m: Measured, lang: str) -> dict:
     """4-3's numbers: the heads that changed their favourite offset, and those that split between two."""
     switched = [t("g_switch_item", lang, h=h + 1, path=" → ".join(map(str, path[:5])) + (" → …" if len(path) > 5 else ""))
-                for h, path in m["switches"].items()]  # fmt: skip
+                for h, path in m["switches"].items()]
     split = [t("g_split_item", lang, h=h + 1, a=a, pa=pct(pa), b=b, pb=pct(pb))
-             for h, ((a, pa), (b, pb)) in enumerate(zip(m["top"], m["second"], strict=True)) if pb >= m["split"]]  # fmt: skip
+             for h, ((a, pa), (b, pb)) in enumerate(zip(m["top"], m["second"], strict=True)) if pb >= m["split"]]
     return {"f": f"{m['from_share']:.2f}", "s": pct(m["split"]), "switched": listed(switched, lang), "split": listed(split, lang)}
 
 
@@ -63,7 +63,7 @@ def prune_fill(m: Measured, lang: str) -> dict:
         "ca": f"{m['cost'][a]:.1f}", "cb": f"{m['cost'][b]:.1f}", "cheap": cheap[0] + 1 if cheap else "",
         "small": f"{m['small']:.0f}", "near": pct(m["near_chance"]), "chance": pct(m["chance"]),
         "alone": listed(alone, lang), "pairs": listed(pairs, lang), "lonely": listed(lonely, lang),
-    }  # fmt: skip
+    }
 
 
 def positions_fill(m: Measured, lang: str) -> dict:
@@ -75,4 +75,4 @@ def positions_fill(m: Measured, lang: str) -> dict:
         "da_own": f"{m['diff_dragon_as_built_attention']:.1e}",
         "features": "、".join(t(f"pos_f_{g}", lang) for g in m["feature_groups"]) if lang == "zh"
         else ", ".join(t(f"pos_f_{g}", lang) for g in m["feature_groups"]),
-    }  # fmt: skip
+    }

@@ -51,7 +51,7 @@ def formula_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
     m = round_math(level, lang, at, attempt)
     head = m["head"]
     title = t("f_round", lang, i=at + 1, n=len(rounds), head=f"{NUMERALS[HEADS.index(head)]} {head_name(head, lang)}",
-              word=m["word"])  # fmt: skip
+              word=m["word"])
     keys = key_labels(m, lang)
     mine = done[at] if revealed else {}
     chosen = (str(mine["winner"]), str(mine["share"])) if revealed else (None, None)
@@ -68,7 +68,7 @@ def formula_panel(level: Level, lang: str, progress: dict, attempt: Attempt, not
                  + (t("f_both", lang, m=f"{margins.SHARE_MARGIN:g}") if len(shares) > 1 else ""),
                  mine_key=keys[mine["winner"]], ok1=lab.mark(mine["winner"] in winners, lang),
                  mine_share=lab.bucket_text("share", mine["share"], game.SHARE_BUCKETS, lang), ok2=lab.mark(mine["share"] in shares, lang),
-                 p=mine["points"])  # fmt: skip
+                 p=mine["points"])
         result += lab.verdict(line)
         if len(done) < len(rounds):
             result += lab.buttons(lab.button("round", t("f_next_round", lang)))

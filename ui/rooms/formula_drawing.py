@@ -11,7 +11,7 @@ from ui.widgets.tensors import chips, matrix, signed_bars, strip
 SHAPES = {  # each symbol's shape in the formula's own letters; the numbers come from the real tensor
     "x": "d_model", "q": "d_head", "K": "T+1, d_head", "V": "T+1, d_head", "scores": "T+1", "softmax": "T+1",
     "head": "d_head", "concat": "T, d_model", "wo": "d_model, d_head", "out": "d_model",
-}  # fmt: skip
+}
 
 
 def key_labels(m: dict, lang: str) -> list[str]:

@@ -68,12 +68,12 @@ def fusion_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
     checked = "points" in attempt
     steps = [(k, t(f"u_{k}", lang)) for k in STEP_KEYS]
     order = [lab.select(f"o{i}", t("u_step", lang, i=i + 1), steps, answers.get(f"o{i}"), lang, locked=checked)
-             for i in range(3)]  # fmt: skip
+             for i in range(3)]
     ask = (
         lab.question(t("u_order", lang)) + lab.in_order("order", order)
         + lab.select("keep", t("u_keep_q", lang), lab.bucket_choices("keep", game.KEEP_BUCKETS, lang), answers.get("keep"), lang, locked=checked)
         + lab.select("reach", t("u_reach_q", lang), lab.bucket_choices("reach", game.REACH_BUCKETS, lang), answers.get("reach"), lang, locked=checked)
-    )  # fmt: skip
+    )
     result, side = note, lab.note(t("u_locked", lang))
     f = fusion_of(level, lang)
     if checked:
@@ -88,7 +88,7 @@ def fusion_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
         side = switches + "".join(setting_html(f, m, w, r, lang, read) for w in (True, False) for r in (True, False))
     check = "" if checked else lab.button("predict", t("check", lang))
     main = lab.note(t("computed_on", lang, device=lab.device_label(f["device"], lang))) + ask + lab.checking(
-        level, lang, progress, attempt, check=check, result=result, rule_line=rule_html(level, lang))  # fmt: skip
+        level, lang, progress, attempt, check=check, result=result, rule_line=rule_html(level, lang))
     return lab.two_columns("fusion", main, side, side_cls="fusion-lab")
 
 
@@ -107,22 +107,22 @@ def fusion_result_html(level: Level, lang: str, progress: dict, attempt: Attempt
           bucket=lab.bucket_text("reach", reach_b, game.REACH_BUCKETS, lang),
           mine=lab.bucket_text("reach", int(a["reach"]), game.REACH_BUCKETS, lang), ok=lab.mark(int(a["reach"]) == reach_b, lang)),
         t(findings.pick(fusion_lesson.FINDINGS, "reach", m), lang, n=f"{m['effective']:.2f}", silent=silent),
-    ]  # fmt: skip
+    ]
     fact = t(findings.pick(fusion_lesson.FINDINGS, "fact", m), lang, w=f"{m['keep_with']:.2f}", v=f"{m['keep_without']:.2f}")
     out = (
         lab.verdict(t("u_points", lang, p=attempt["points"], m=FUSION_POINTS)) + lab.lines(said)
         + f'<div class="fact-check">{esc(fact)}</div>'
-    )  # fmt: skip
+    )
     right = fusion_lesson.read_answer(f, game.REACH_BUCKETS)
     if "stars" in attempt:
         line = t("u_read_result", lang, mine=lab.bucket_text("reach", attempt["read"], game.REACH_BUCKETS, lang),
-                 ok=lab.mark(attempt["read"] == right, lang), right=lab.bucket_text("reach", right, game.REACH_BUCKETS, lang))  # fmt: skip
+                 ok=lab.mark(attempt["read"] == right, lang), right=lab.bucket_text("reach", right, game.REACH_BUCKETS, lang))
         return out + lab.verdict(line) + lab.end(level, lang, progress, int(attempt["stars"]))
     reads = lab.bucket_choices("reach", game.REACH_BUCKETS, lang)
     return (
         out + lab.question(t("u_read_q", lang)) + lab.asks(lab.select("read", t("u_read_label", lang), reads, None, lang))
         + lab.check_row(lab.button("check", t("check", lang)))
-    )  # fmt: skip
+    )
 
 
 def predict_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:

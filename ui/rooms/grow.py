@@ -46,7 +46,7 @@ def snapshot_html(snap: dict, i: int, lang: str, revealed: bool, given: str | No
     if revealed:
         label = t("g_measured", lang, stage=t("stage_" + snap["stage"], lang), step=snap["step"], s=f"{snap['specialisation']:.2f}",
                   acc=f"{snap['accuracy']:.0%}", ok=lab.mark(given == snap["stage"], lang),
-                  mine=t("stage_" + given, lang) if given in growing_lesson.STAGES else "—")  # fmt: skip
+                  mine=t("stage_" + given, lang) if given in growing_lesson.STAGES else "—")
         head = f'<div class="snap-label" style="border-color:{STAGE_COLOURS[snap["stage"]]}">{esc(label)}</div>'
     else:
         head = lab.select(f"s{i}", t("g_which", lang), choices, given, lang)
@@ -57,17 +57,17 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     g = growing_lesson.Growth()
     dev = best_device()
     setup = t("g_setup", lang, heads=g.heads, relations=", ".join(map(str, g.ex.relations)), k=len(g.ex.relations),
-              steps=RUNS.sizes.grow_steps, length=g.ex.length, device=lab.device_label(str(dev), lang, g.ex.cpu_threads if dev.type == "cpu" else None))  # fmt: skip
+              steps=RUNS.sizes.grow_steps, length=g.ex.length, device=lab.device_label(str(dev), lang, g.ex.cpu_threads if dev.type == "cpu" else None))
     run = attempt.get("run")
     if run is None:
         waiting = "waiting" in attempt
         label = t("w_seed_exam" if attempt.get("fixed_seed") else "w_seed_label", lang)
         seed = lab.number_field("seed", label, str(attempt.get("seed", SEED)), 0, 2**31 - 1,
-                                cls="seed", step=1, locked=waiting or attempt.get("fixed_seed", False))  # fmt: skip
+                                cls="seed", step=1, locked=waiting or attempt.get("fixed_seed", False))
         go = "" if waiting else lab.button("grow", t("g_go", lang))
         result = note + waits.box_of(attempt, lang, "grow")
         return lab.room("grow", lab.note(setup, "setup"), lab.checking(
-            level, lang, progress, attempt, check=seed + go, result=result, rule_line=lab.points_rule(lang, len(growing_lesson.STAGES))))  # fmt: skip
+            level, lang, progress, attempt, check=seed + go, result=result, rule_line=lab.points_rule(lang, len(growing_lesson.STAGES))))
     snaps = growing_lesson.stage_snapshots(run)
     order = attempt["order"]
     given = attempt.get("labels", {})
@@ -87,7 +87,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
         "grow", lab.note(setup, "setup"), lab.note(done), record, lab.question(ask),
         lab.points_rule(lang, len(snaps)), f'<div class="snaps">{cards}</div>{legend(lang)}',
         lab.checking(level, lang, progress, attempt, check=label, result=result),
-    )  # fmt: skip
+    )
 
 
 def grow_charts(run: dict, lang: str) -> str:
@@ -98,10 +98,10 @@ def grow_charts(run: dict, lang: str) -> str:
         + [{"step": s, "v": run["chance"], "s": "chance"} for s in steps]
     )
     a = line_chart(loss, "step", "v", "s", title=t("g_loss", lang), x_label=t("g_x", lang), y_label=t("g_loss_y", lang),
-                   colours={"loss": "#c2410c"}, names={"loss": t("g_loss_name", lang)})  # fmt: skip
+                   colours={"loss": "#c2410c"}, names={"loss": t("g_loss_name", lang)})
     b = line_chart(spec, "step", "v", "s", title=t("g_spec", lang), x_label=t("g_x", lang), y_label=t("g_spec_y", lang),
                    colours={"mean": "#2e9e4f", "chance": "#8e9aa6"},
-                   names={"mean": t("g_spec_name", lang), "chance": t("g_chance", lang)})  # fmt: skip
+                   names={"mean": t("g_spec_name", lang), "chance": t("g_chance", lang)})
     stages = " · ".join(f"{t('stage_' + s['stage'], lang)}: {t('g_from_step', lang, step=s['step'])}" for s in run["stages"])
     th = run["thresholds"]
     rule = t("g_rule", lang, r=th["random_below"], f=th["faint_below"], s=th["settle_within"])

@@ -37,7 +37,7 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     heads = list(ex.heads)
     device = lab.device_label(str(best_device()), lang, ex.cpu_threads if best_device().type == "cpu" else None)
     setup = t("h_setup", lang, vocab=ex.vocab, length=ex.length, relations=", ".join(map(str, ex.relations)),
-              k=len(ex.relations), d=ex.d_model, steps=ex.steps, device=device)  # fmt: skip
+              k=len(ex.relations), d=ex.d_model, steps=ex.steps, device=device)
     counts = param_counts(ex.d_model, heads)
     formula = 4 * ex.d_model**2 + 4 * ex.d_model
     row = "".join
@@ -55,10 +55,10 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     choices = [(str(h), f"h = {h}") for h in heads]
     places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang,
                          locked=done or waiting)
-              for i, r in enumerate(ranking)]  # fmt: skip
+              for i, r in enumerate(ranking)]
     label = t("w_seed_exam" if attempt.get("fixed_seed") else "w_seed_label", lang)
     seed = lab.number_field("seed", label, str(attempt.get("seed", 0)), 0, 2**31 - 1, cls="seed",
-                            step=1, locked=done or waiting or attempt.get("fixed_seed", False))  # fmt: skip
+                            step=1, locked=done or waiting or attempt.get("fixed_seed", False))
     go = "" if done or waiting else lab.button("train", t("h_go", lang))
     result = note + (heads_result_html(level, lang, progress, attempt) if done else waits.box_of(attempt, lang, "train"))
     quiz = quiz_html(level, lang, attempt) if done or progress["stars"].get(level.id, 0) else ""
@@ -66,7 +66,7 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         "heads", lab.note(setup, "setup"), params, lab.question(t("h_rank_q", lang)), lab.in_order("places", places),
         lab.checking(level, lang, progress, attempt, check=seed + go, result=result, rule_line=rule_html(level, lang)),
         quiz,
-    )  # fmt: skip
+    )
 
 
 def pct(a: float) -> str:
@@ -91,10 +91,10 @@ def heads_read_html(level: Level, lang: str, progress: dict, attempt: Attempt, m
         return (
             lab.question(t("h_read_q", lang)) + lab.asks(lab.select("read", t("h_read_label", lang), choices, None, lang))
             + lab.check_row(lab.button("check", t("check", lang)))
-        )  # fmt: skip
+        )
     low = min(m["accuracy"].values())
     line = t("h_read_result", lang, mine=attempt["read"], ok=lab.mark(attempt["read"] in m["lowest"], lang),
-             right=" / ".join(f"h = {h}" for h in m["lowest"]), a=pct(low), g=f"{100 * m['lowest_margin']:.1f}")  # fmt: skip
+             right=" / ".join(f"h = {h}" for h in m["lowest"]), a=pct(low), g=f"{100 * m['lowest_margin']:.1f}")
     return lab.verdict(line) + lab.lines(heads_lines(m, lang), "lines findings") + lab.end(level, lang, progress, int(attempt["stars"]))
 
 
@@ -107,13 +107,13 @@ def heads_result_html(level: Level, lang: str, progress: dict, attempt: Attempt)
     chart = line_chart(
         curves_frame(r), "step", "loss", "heads", title=t("h_chart", lang, device=device, s=f"{r['seconds']:.1f}"),
         x_label=t("h_x", lang), y_label=t("h_y", lang), colours=colours, tip="{series}: {x} → {y}",
-    )  # fmt: skip
+    )
     chart = waits.replayed_chart(chart, r, lang, attempt.get("replayed", False))
     place = {h: i + 1 for i, h in enumerate(attempt["ranking"])}
     acc = bars_html(
         [(f"h = {h} · {t('h_your_rank', lang, r=place[h])}", a, colours[f"h = {h}"])
          for h, a in zip(r["heads"], r["final_accuracy"], strict=True)], 1.0, fmt="{:.1%}", cls="acc",
-    )  # fmt: skip
+    )
     vas = api.facts()["vaswani"]
     paper = ", ".join(f"h = {row['h']}: {row['bleu']:.1f} BLEU" for row in vas["rows"])
     paper = lab.note(f"{t(findings.pick(heads_lesson.FINDINGS, 'paper', m), lang, d=vas['d_model'])} {paper}", "vaswani")
@@ -163,7 +163,7 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     progress, cap = lab.answers_shown(progress, level.id)
     cap = min(cap, game.read_stars(game.rank_stars(*pairs), True))  # the most a right reading can still earn
     return progress, {"level": level.id, "ranking": ranking, "seed": seed, "result": result, "pairs": list(pairs),
-                      "cap": cap, "replayed": replayed}, ""  # fmt: skip
+                      "cap": cap, "replayed": replayed}, ""
 
 
 def read_heads(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

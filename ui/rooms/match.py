@@ -129,7 +129,7 @@ def check(state: State, saved: Saved, data: EventData) -> dict:
 
         def text() -> str:
             return esc(t("compare_result", lang, a=len(truth["one_head_sees"]), wa=sep.join(truth["one_head_sees"]),
-                         b=len(truth["eight_heads_see"]), wb=sep.join(truth["eight_heads_see"])))  # fmt: skip
+                         b=len(truth["eight_heads_see"]), wb=sep.join(truth["eight_heads_see"])))
 
         return _finish(level, lang, progress, compare_stars(one, eight, truth), answers, text)
     if level.kind != "match":

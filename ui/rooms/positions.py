@@ -36,7 +36,7 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
             right = positions_lesson.reading_answer(p)
             result += lab.verdict(t("pos_read_result", lang, mine=t(f"pos_read{attempt['read']}", lang),
                                     ok=lab.mark(attempt["read"] == right, lang),
-                                    d=f"{p['max_diff_unpermuted_no_positions']:.1e}"))  # fmt: skip
+                                    d=f"{p['max_diff_unpermuted_no_positions']:.1e}"))
             result += lab.end(level, lang, progress, int(attempt["stars"]))
         else:
             reads = [(str(i), t(f"pos_read{i}", lang)) for i in range(len(positions_lesson.READ_EDGES) + 1)]
@@ -47,7 +47,7 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
     return lab.room(
         "positions", lab.note(t("pos_setup", lang, a=a, b=b, n=len(p["position_features"]))),
         lab.star_rule(lang, "rule_read", n=2), ask, lab.checking(level, lang, progress, attempt, check=check, result=result),
-    )  # fmt: skip
+    )
 
 
 def positions_numbers(p: dict, lang: str, read: bool = True) -> str:
@@ -65,7 +65,7 @@ def positions_numbers(p: dict, lang: str, read: bool = True) -> str:
     return (
         (lab.lines(lines, "lines pos-lines") if lines else "") + f'<div class="pos-tables">{shown}</div>'
         + (lab.question(t("pos_next", lang), "next-question") if read else "")
-    )  # fmt: skip
+    )
 
 
 PREDICTIONS = ("free", "pos")  # 5-1: without positions, and with them: the same or different?

@@ -37,7 +37,7 @@ def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     if m:
         key = findings.pick(pruning_lesson.TRY_FINDINGS, "goal", m)
         said = t("p_measured", lang, off=m["off"], acc=format(m["accuracy"], ".1%"), kept=format(m["kept"], ".0%"),
-                 full=format(m["full_accuracy"], ".1%"))  # fmt: skip
+                 full=format(m["full_accuracy"], ".1%"))
         result += lab.verdict(f"{said} {t(key, lang)}", accuracy=m["accuracy"])
     if done:
         result += lab.end(level, lang, progress, int(attempt["stars"])) + prune_answer(best, lang, attempt)
@@ -47,20 +47,20 @@ def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     return lab.room(
         "prune", lab.note(goal), lab.note(record, "run-record"), prune_rule(lang), f'<div class="switches">{switches}</div>',
         lab.checking(level, lang, progress, attempt, check=go, result=result),
-    )  # fmt: skip
+    )
 
 
 def prune_answer(best: dict, lang: str, attempt: Attempt) -> str:
     patterns = "; ".join(", ".join(str(i + 1) for i, a in enumerate(p) if not a) for p in best["patterns"])
     line = t("p_best", lang, most=best["most_off"], n=best["subsets_tried"], patterns=patterns, mine=attempt["measured"]["off"])
     bars = bars_html([(t("p_off_k", lang, k=k), a, "#1f4e9c") for k, a in enumerate(best["best_accuracy_by_off"])],
-                     1.0, fmt="{:.1%}")  # fmt: skip
+                     1.0, fmt="{:.1%}")
     m = pruning_lesson.measured(best)
     found = said(pruning_lesson.FINDINGS, m, lang, skip=("p_best", "p_head"), **prune_fill(m, lang))
     return (
         lab.verdict(line, "best-line") + lab.caption(t("p_by_off", lang)) + bars + lab.lines(found, "lines findings redundancy")
         + lab.lines([f"{p['source']}: {p['finding'][lang]}" for p in best["papers"]], "lines papers")
-    )  # fmt: skip
+    )
 
 
 def active_heads(data: dict, h: int) -> list[int] | None:

@@ -35,12 +35,12 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
     s = r["speedup"][i]
     head = t("r_result", lang, device=device, t=level.guess_at, loop=f"{r['loop_ms'][i]:.2f}",
              batched=f"{r['batched_ms'][i]:.2f}", n=r["repeats"][i], s=f"{s:.2f}", g=f"{attempt['guess']:g}",
-             f=f"{attempt['factor']:.2f}")  # fmt: skip
+             f=f"{attempt['factor']:.2f}")
     chart = line_chart(
         race_frame(r), "length", "ms", "path", title=t("r_chart", lang, device=device), x_label=t("r_x", lang),
         y_label=t("r_y", lang), colours=RACE_COLOURS, names={"loop": t("r_loop", lang), "batched": t("r_batched", lang)},
         log_x=True, log_y=True, x_ticks=[float(n) for n in r["lengths"]], tip=t("r_tip", lang), y_unit=" ms",
-    )  # fmt: skip
+    )
     rows = "".join(
         f"<tr><td>{T}</td><td>{lab.thousands(a)}</td><td>{lab.thousands(b)}</td><td>{esc(t('equal' if a == b else 'unequal', lang))}</td></tr>"
         for T, a, b in zip(r["lengths"], r["flops_loop"], r["flops_batched"], strict=True)
@@ -54,11 +54,11 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
     d, T = r["d_model"], level.guess_at
     one_head = flops("batched", T, d, 1)
     fact = t("r_fact", lang, device=device, t=T, s=f"{s:.2f}", flops=lab.thousands(r["flops_batched"][i]), d=d,
-             flops1=lab.thousands(one_head), eq=t("equal" if one_head == r["flops_batched"][i] else "unequal", lang))  # fmt: skip
+             flops1=lab.thousands(one_head), eq=t("equal" if one_head == r["flops_batched"][i] else "unequal", lang))
     fact += " " + t(findings.pick(race_lesson.FINDINGS, "fact", race_lesson.measured(r, T)), lang)
     ref = attempt["reference"]
     scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}", now=f"{s:.2f}",
-               f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))  # fmt: skip
+               f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))
     if "stars" in attempt:
         read = lab.verdict(t("r_read_result", lang, ok=lab.mark(attempt["read"] == race_lesson.work_reading(r), lang),
                              mine=t(f"r_work_{attempt['read']}", lang), right=t(f"r_work_{race_lesson.work_reading(r)}", lang)))
@@ -77,7 +77,7 @@ def race_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     cfg = DragonConfig()
     device = lab.device_label(str(best_device()), lang)
     setup = t("r_setup", lang, h=cfg.n_heads, d=cfg.d_model, dh=cfg.d_head, lengths=", ".join(map(str, level.lengths)),
-              device=device)  # fmt: skip
+              device=device)
     guess = format(attempt["guess"], "g") if "guess" in attempt else ""
     ask = lab.number_field("guess", t("r_guess", lang, t=level.guess_at), guess, *GUESS_RANGE, unit="×", cls="guess")
     ran = "result" in attempt
@@ -86,7 +86,7 @@ def race_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     return lab.room(
         "race", lab.note(setup, "setup"),
         lab.checking(level, lang, progress, attempt, check=ask + go, result=result, rule_line=rule_html(level, lang)),
-    )  # fmt: skip
+    )
 
 
 def parse_guess(value) -> float | None:
@@ -102,7 +102,7 @@ def with_this_race(reference: dict, now: float) -> dict:
     """The range a guess is scored against: the server's reference races and the race just run (shown beside it), so
     the page never grades a guess against a range its own race falls outside."""
     return {**reference, "lo": min(reference["lo"], now), "hi": max(reference["hi"], now),
-            "runs": int(reference["runs"]) + 1}  # fmt: skip
+            "runs": int(reference["runs"]) + 1}
 
 
 def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
@@ -124,7 +124,7 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     progress, cap = lab.answers_shown(progress, level.id)  # the range is on screen now
     cap = min(cap, game.read_stars(guessed, True))  # the most a right reading can still earn with this guess
     return progress, {"level": level.id, "guess": guess, "factor": factor, "guessed": guessed, "result": result,
-                      "reference": ref, "cap": cap}, ""  # fmt: skip
+                      "reference": ref, "cap": cap}, ""
 
 
 def check_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

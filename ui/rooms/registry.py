@@ -57,7 +57,7 @@ ROOMS: dict[str, Room] = {
                                                  "check": Action(positions_room.read_positions)},
                       rethink=rethinks.POSITIONS),
     "badge": Room(badge_room.badge_panel, {"badge": Action(badge_room.make_badge)}),
-}  # fmt: skip
+}
 
 
 def need_run(level: Level, runs: Runs = RUNS) -> Run:

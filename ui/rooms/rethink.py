@@ -53,7 +53,7 @@ def block(level: Level, lang: str, attempt: Attempt, rethink: Rethink | None) ->
     body = rethink.panel(level, lang, attempt, held["asked"], held)
     if done:
         body += lab.verdict(t("rt_right" if held["right"] else "rt_wrong", lang), "rethink-verdict",
-                            right=int(held["right"]))  # fmt: skip
+                            right=int(held["right"]))
     elif "waiting" not in held:
         body = lab.note(t("rt_intro", lang)) + body + lab.check_row(lab.button(EVENT, t("rt_check", lang)))
     return f'<section class="rethink" id="mhd-rethink" aria-label="{esc(title)}">{lab.heading(title, "rethink-title")}{body}</section>'

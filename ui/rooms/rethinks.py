@@ -25,7 +25,7 @@ from ui.strings import t
 def positions_fields(lang: str, given: dict, locked: bool) -> str:
     choices = [("same", t("pos_same", lang)), ("differ", t("pos_differ", lang))]
     return lab.asks(*(lab.select(f"s_{k}", t(f"pos_rt_{k}", lang), choices, given.get(k), lang, locked)
-                      for k in positions_lesson.AGAIN_KEYS))  # fmt: skip
+                      for k in positions_lesson.AGAIN_KEYS))
 
 
 def draw_positions(level: Level, lang: str, attempt: Attempt, rng) -> dict:
@@ -42,7 +42,7 @@ def positions_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held
         return head + positions_fields(lang, {}, False)
     given, key = measured["answers"], positions_lesson.again_key(p)
     marks = [t("pos_rt_mark", lang, q=t(f"pos_rt_k_{k}", lang), mine=t(f"pos_{given[k]}", lang), d=f"{p[f]:.1e}",
-               ok=lab.mark(given[k] == key[k], lang)) for k, f in positions_lesson.AGAIN_KEYS.items()]  # fmt: skip
+               ok=lab.mark(given[k] == key[k], lang)) for k, f in positions_lesson.AGAIN_KEYS.items()]
     return head + positions_fields(lang, given, True) + lab.lines(marks)
 
 
@@ -71,7 +71,7 @@ def fusion_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: d
     given = measured["answers"] if measured else {}
     choices = lab.bucket_choices("keep", game.KEEP_BUCKETS, lang)
     fields = lab.asks(*(lab.select(f"s_{k}", t(f"u_rt_{k}", lang), choices, given.get(k), lang, measured is not None)
-                        for k in ("off", "on")))  # fmt: skip
+                        for k in ("off", "on")))
     head = lab.question(t("u_rt_setup", lang, text=asked["text"]))
     if measured is None:
         return head + fields
@@ -80,7 +80,7 @@ def fusion_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: d
     values = {"off": f["keep_without_residual"], "on": f["keep_with_residual"]}
     marks = [t("u_rt_mark", lang, q=t(f"u_rt_{k}", lang), v=f"{values[k]:.2f}",
                mine=lab.bucket_text("keep", int(given[k]), game.KEEP_BUCKETS, lang),
-               ok=lab.mark(int(given[k]) in key[k], lang)) for k in ("off", "on")]  # fmt: skip
+               ok=lab.mark(int(given[k]) in key[k], lang)) for k in ("off", "on")]
     return head + fields + lab.lines(marks)
 
 
@@ -113,7 +113,7 @@ def tower_fields(lang: str, layers: int, given: dict, locked: bool) -> str:
     yes_no = [("yes", t("yes", lang)), ("no", t("no", lang))]
     return lab.asks(*(lab.select(f"s_{k}", t(f"tw_q_{k}" if k != "nearest" else "tw_rt_nearest", lang),
                                  yes_no if k == "rises" else names, given.get(k), lang, locked)
-                      for k in tower_lesson.AGAIN_QUESTIONS))  # fmt: skip
+                      for k in tower_lesson.AGAIN_QUESTIONS))
 
 
 def tower_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: dict) -> str:
@@ -127,9 +127,9 @@ def tower_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: di
     key = tower_lesson.answer_key(other)
     said = {k: t(v, lang) if k == "rises" else t("tw_layer", lang, l=v) for k, v in given.items()}
     marks = [t("tw_mark", lang, q=t("tw_k_" + k, lang), a=said[k], ok=lab.mark(given[k] in key[k]["accepted"], lang))
-             for k in tower_lesson.AGAIN_QUESTIONS]  # fmt: skip
+             for k in tower_lesson.AGAIN_QUESTIONS]
     figures = [t("tw_rt_layer", lang, l=p["layer"] + 1, d=f"{p['distance']:.2f}", a=f"{p['adjacent']:.0%}",
-                 s=f"{p['special']:.0%}") for p in other["per_layer"]]  # fmt: skip
+                 s=f"{p['special']:.0%}") for p in other["per_layer"]]
     return head + tower_fields(lang, tw["layers"], given, True) + lab.verdict(" · ".join(marks)) + lab.lines(figures)
 
 
@@ -161,13 +161,13 @@ def race_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: dic
     guess = held.get("guess", measured["answers"]["guess"] if measured else None)
     locked = guess is not None
     field = lab.number_field("s_guess", t("r_guess", lang, t=asked["T"]), "" if guess is None else format(guess, "g"),
-                             *race_room.GUESS_RANGE, unit="×", cls="guess", locked=locked)  # fmt: skip
+                             *race_room.GUESS_RANGE, unit="×", cls="guess", locked=locked)
     head = lab.question(t("r_rt_setup", lang, t=asked["T"], n=REFERENCE_RUNS))
     if measured is None:
         return head + field + waits.box_of(held, lang, "rethink")
     ref = measured["reference"]
     line = t("r_rt_result", lang, t=asked["T"], n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}",
-             g=f"{guess:g}", f=f"{measured['factor']:.2f}", within=f"{game.GUESS_FACTORS[0]:g}")  # fmt: skip
+             g=f"{guess:g}", f=f"{measured['factor']:.2f}", within=f"{game.GUESS_FACTORS[0]:g}")
     return head + field + lab.verdict(line, measured=f"{ref['lo']:.4f}-{ref['hi']:.4f}")
 
 
@@ -207,7 +207,7 @@ def heads_panel(level: Level, lang: str, attempt: Attempt, asked: dict, held: di
     choices = [(str(h), f"h = {h}") for h in RUNS.sizes.experiment.heads]
     locked = held.get("ranking") is not None or measured is not None
     places = [lab.select(f"s_r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang, locked)
-              for i, r in enumerate(ranking)]  # fmt: skip
+              for i, r in enumerate(ranking)]
     head = lab.question(t("h_rt_setup", lang, seed=asked["seed"])) + lab.in_order("places", places)
     if measured is None:
         return head + waits.box_of(held, lang, "rethink")

@@ -97,7 +97,7 @@ def ink(rgb: tuple[int, int, int], alpha: float) -> str:
 @functools.lru_cache(maxsize=1024)
 def _ink(rgb: tuple[int, int, int], a: float) -> str:
     lin = [((c / 255 + 0.055) / 1.055) ** 2.4 if c / 255 > 0.04045 else c / 255 / 12.92
-           for c in (255 * (1 - a) + ch * a for ch in rgb)]  # fmt: skip
+           for c in (255 * (1 - a) + ch * a for ch in rgb)]
     return " dark" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] < 0.18 else ""
 
 
@@ -269,13 +269,13 @@ def compare_html(level: Level, lang: str) -> tuple[str, dict]:
     eight = labelled_grid(
         rows, labels, tokens, title, lang, tip="{row}: {query} ← {col} {v}", query=word, mark=LOOKS_AT,
         alt=t("rows_alt", lang, title=title, rows=each),
-    )  # fmt: skip
+    )
     one_name = t("one_head_map", lang)
     one_map = truth["one_head_map"].numpy()
     one = labelled_map(
         one_map, tokens, one_name, lang, name=one_name, highlight=focus, mark=LOOKS_AT,
         alt=f"{one_name}: {row_alt(word, tokens, one_map[focus])}",
-    )  # fmt: skip
+    )
     return f'<div class="pictures">{one}{eight}</div>{legend(lang)}', truth
 
 
@@ -291,7 +291,7 @@ def finding_rows(level: Level, lang: str, heads: list[str]) -> str:
     return labelled_grid(
         rows, labels, reading.tokens, title, lang, tip="{row}: {col} {v}",
         scale=rows / max(float(rows.max()), 1e-9), alt=t("rows_alt", lang, title=title, rows=each),
-    )  # fmt: skip
+    )
 
 
 def claims_html(level: Level, lang: str) -> str:
@@ -335,7 +335,7 @@ def panel_html(level: Level, lang: str, full: bool = True) -> str:
     values = {"genre": t(f"genre_{level.kind}", lang), "a": head_name(a, lang), "b": head_name(b, lang),
               "wa": f"{target[ia]:g}", "wb": f"{target[ib]:g}", "la": f"{loud[ia]:.2f}", "lb": f"{loud[ib]:.2f}",
               "sa": f"{shares[ia]:.2f}", "sb": f"{shares[ib]:.2f}", "top": head_name(HEADS[top], lang),
-              "st": f"{shares[top]:.2f}"}  # fmt: skip
+              "st": f"{shares[top]:.2f}"}
     kept = level.keeps_panel(lang)
     line = t(("panel_keeps" if kept else "panel_departs") + ("" if full else "_heads"), lang, **values)
     why = "" if kept or level.departs is None else ("" if lang == "zh" else " ") + level.departs[lang]

@@ -139,7 +139,7 @@ def why_block(level: Level, lang: str, progress: dict | None = None) -> str:
 
 
 def panel_props(level: Level, lang: str, gates: list[float], progress: dict, feedback: str = "",
-                exam: bool = False, code: str = "") -> dict:  # fmt: skip
+                exam: bool = False, code: str = "") -> dict:
     """The whole panel for a slider level, as opened (the why shows once the level has a star); `code`: a teacher
     level's share code, sent back with each slider move."""
     reading = api.level_reading(level, lang)
@@ -178,7 +178,7 @@ def sandbox_code(text: str, tlang: str) -> str:
 def free_view(reading: Reading, gates: list[float], lang: str) -> dict:
     """The sandbox's live boxes: no score (there is no target), the fused output of these gates."""
     return {"gauge": f'<div class="free-note">{esc(t("sb_no_target", lang))}</div>',
-            "compare": views.free_comparison(reading, gates, lang), "say": ""}  # fmt: skip
+            "compare": views.free_comparison(reading, gates, lang), "say": ""}
 
 
 def free_panel_props(reading: Reading, lang: str, gates: list[float], text: str, tlang: str, feedback: str = "") -> dict:
@@ -194,7 +194,7 @@ def free_panel_props(reading: Reading, lang: str, gates: list[float], text: str,
         "rowcls": ["silent" if h in silent else "" for h in HEADS], "marks": row_marks(reading, lang),
         "dragon": dragon_svg(lang), "actions": reset, "next": "", "won": "", "feedback": feedback,
         "code": sandbox_code(text, tlang),
-    }  # fmt: skip
+    }
 
 
 HIDDEN = {"kind": "", "compare": "", "feedback": "", "gauge": "", "next": "", "won": "", "say": ""}  # not a slider level
@@ -219,7 +219,7 @@ def live(payload: dict | None) -> dict:
         gates = clean_gates(payload.get("gates"))
         if payload.get("level") == SANDBOX:
             return {"level": SANDBOX, "view": free_view(sandbox_reading(payload.get("code")), gates, lang),
-                    "record": False}  # fmt: skip
+                    "record": False}
         level = live_level(payload.get("level"), payload.get("code"))
     except ValueError as err:
         return {"error": str(err)}
@@ -302,7 +302,7 @@ def record(state: State, saved: Saved, gates: Gates) -> dict:
             "saved": out["saved"], "won": f"won w{earned}", "next": won_html(level, lang, progress),
             "actions": buttons_html(level, lang, progress, session_of(state)["exam"]),
             **({"feedback": why_block(level, lang, progress)} if before == 0 or earned == 3 else {}),
-        }  # fmt: skip
+        }
     return out
 
 
@@ -318,13 +318,13 @@ def recorded(level: Level, lang: str, gates: list[float], progress: dict) -> tup
 
 
 def _answer(level: Level, lang: str, gates: list[float], progress: dict, coach: str = "", exam: bool = False,
-            **panel) -> dict:  # fmt: skip
+            **panel) -> dict:
     """A button's answer: the panel's view for these gates and progress, a line of feedback, progress saved."""
     view, _ = live_view(level, lang, gates, progress)
     feedback = coach_html(coach) + (why_block(level, lang, progress) if progress["stars"].get(level.id, 0) > 0 else "")
     saved = game.save(progress)
     props = {**view, "saved": saved, "actions": buttons_html(level, lang, progress, exam), "feedback": feedback,
-             "ack": time.time_ns(), **panel}  # fmt: skip
+             "ack": time.time_ns(), **panel}
     return {"panel": props, "saved": saved}
 
 
@@ -396,7 +396,7 @@ def reset(state: State, saved: Saved, gates: Gates) -> dict:
             return {}
         view = free_view(reading, START_GATES, session["lang"])
         return {"panel": {**view, "value": list(START_GATES), "ack": time.time_ns(),
-                          "feedback": coach_html(t("reset_says", session["lang"]))}}  # fmt: skip
+                          "feedback": coach_html(t("reset_says", session["lang"]))}}
     ctx = _context(state, saved, START_GATES)
     if ctx is None:
         return {}

@@ -34,12 +34,12 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         key = tower_lesson.answer_key(tw)
         said = {k: t(v, lang) if k == "rises" else t("tw_layer", lang, l=v) for k, v in given.items() if v}
         marks = " · ".join(t("tw_mark", lang, q=t("tw_k_" + k, lang), a=said.get(k, "—"), ok=lab.mark(given.get(k) in key[k]["accepted"], lang))
-                           for k in tower_lesson.PREDICTIONS)  # fmt: skip
+                           for k in tower_lesson.PREDICTIONS)
         result += lab.verdict(t("tw_result", lang, p=attempt["points"], marks=marks))
         if "stars" in attempt:
             right = " / ".join(t("tw_layer", lang, l=v) for v in key["nearest"]["accepted"])
             result += lab.verdict(t("tw_read_result", lang, mine=t("tw_layer", lang, l=attempt["read"]), right=right,
-                                    ok=lab.mark(attempt["read"] in key["nearest"]["accepted"], lang)))  # fmt: skip
+                                    ok=lab.mark(attempt["read"] in key["nearest"]["accepted"], lang)))
             result += lab.end(level, lang, progress, int(attempt["stars"]))
         else:
             result += lab.question(t("tw_read_q", lang)) + lab.asks(lab.select("nearest", t("tw_k_nearest", lang), layers, None, lang))
@@ -51,7 +51,7 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     return lab.room(
         "tower", lab.note(setup), record, lab.star_rule(lang, "rule_read", n=3), ask,
         lab.checking(level, lang, progress, attempt, check=check, result=result),
-    )  # fmt: skip
+    )
 
 
 def tower_figures(tw: dict, lang: str, findings: bool = True) -> str:
@@ -63,7 +63,7 @@ def tower_figures(tw: dict, lang: str, findings: bool = True) -> str:
     chart = line_chart(frame, "layer", "v", "s", title=t("tw_chart", lang), x_label=t("tw_x", lang),
                        y_label=t("tw_y", lang), colours={"model": "#1f4e9c", "uniform": "#8e9aa6"},
                        names={"model": t("tw_model", lang), "uniform": t("tw_uniform", lang)},
-                       x_ticks=[p["layer"] + 1 for p in rows])  # fmt: skip
+                       x_ticks=[p["layer"] + 1 for p in rows])
     adj = bars_html([(t("tw_layer", lang, l=p["layer"] + 1), p["adjacent"], "#2e9e4f") for p in rows], 1.0, fmt="{:.0%}")
     spec = bars_html([(t("tw_layer", lang, l=p["layer"] + 1), p["special"], "#7b3fbf") for p in rows], 1.0, fmt="{:.0%}")
     return (

@@ -20,7 +20,7 @@ POLL_MS = 500  # how often the page asks while a run is on the way
 INLINE_S = 0.4  # an action waits this long for its run before it answers with the wait box instead
 # one colour per curve, the same live and in the result: 3-4's models (h = 1 … 16) and 4-3's held-out loss
 CURVE_COLOURS = {"h = 1": "#8e9aa6", "h = 2": "#d4a017", "h = 4": "#2e9e4f", "h = 8": "#7b3fbf", "h = 16": "#17a2b8",
-                 "loss": "#c2410c"}  # fmt: skip
+                 "loss": "#c2410c"}
 
 
 def curve_colour(series: str) -> str:
@@ -67,7 +67,7 @@ def live_curve(run: Run, lang: str) -> str:
     colours = {s: curve_colour(s) for s in frame["series"].unique()}
     names = {"loss": t("g_loss_name", lang)}
     return line_chart(frame, "x", "y", "series", title=t("w_curve", lang), x_label=t("g_x", lang),
-                      y_label=t("h_y", lang), colours=colours, names=names)  # fmt: skip
+                      y_label=t("h_y", lang), colours=colours, names=names)
 
 
 def wait_body(run: Run, lang: str) -> str:

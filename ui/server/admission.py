@@ -60,10 +60,10 @@ def refusal(waiting: Iterable[tuple[str, str]], client: str, address: str) -> st
         return f"the server already has {IN_ALL} races, trainings or real-model calls waiting: try again in a minute"
     if client and sum(c == client for c, _ in waiting) >= PER_CLIENT:
         return (f"this client already has {PER_CLIENT} races, trainings or real-model calls waiting: wait for one to "
-                "finish before sending another")  # fmt: skip
+                "finish before sending another")
     if address and sum(a == address for _, a in waiting) >= PER_ADDRESS:
         return (f"this address already has {PER_ADDRESS} races, trainings or real-model calls waiting: wait for one "
-                "to finish before sending another")  # fmt: skip
+                "to finish before sending another")
     return None
 
 

@@ -17,7 +17,7 @@ from ui.widgets.draw import esc
 
 def _file(name: str, kind: str, content: str, mime: str) -> dict:
     return {"file": {"name": name, "kind": kind, "content": content, "mime": mime, "nonce": time.time_ns()},
-            "open": True, "message": ""}  # fmt: skip
+            "open": True, "message": ""}
 
 
 def make_file(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:
@@ -39,7 +39,7 @@ def make_file(state: State, saved: Saved, gates: Gates, data: EventData) -> dict
         if what in ("worksheet", "key"):
             sheet = worksheet.worksheet_html(level, lang, answers=what == "key")
             return {"teacher": _file(f"worksheet-{level.id}{'-key' if what == 'key' else ''}.html", "print", sheet,
-                                     "text/html")}  # fmt: skip
+                                     "text/html")}
         g = clean_gates(gates)
         progress = game.load(saved).progress
         s = score(api.level_reading(level, lang), g, level.target_for(lang))
@@ -63,7 +63,7 @@ def open_source(state: State, saved: Saved, data: EventData) -> dict:
         if bad:
             raise teacher_levels.TeacherLevelError([
                 (t("tb_level_n", lang, n=where.removeprefix("level ")) if where else "") + e
-                for where, c in bad for e in reasons(c, lang)])  # fmt: skip
+                for where, c in bad for e in reasons(c, lang)])
         levels = teacher_levels.read_pack(source)
         code = teacher_levels.share_code(levels)
     except teacher_levels.TeacherLevelError as err:

@@ -62,7 +62,7 @@ def make_html(lang: str, message: str = "") -> str:
 
     def field(name: str, key: str, value: str = "") -> str:
         return (f'<label>{esc(t(key, lang))}<input type="text" data-field="{name}" maxlength="{MAX_TITLE}" '
-                f'value="{esc(value)}"></label>')  # fmt: skip
+                f'value="{esc(value)}"></label>')
 
     return (
         f'<div class="sb-make"><b>{esc(t("sb_make_title", lang))}</b><p class="note">{esc(t("sb_make_help", lang))}</p>'
@@ -103,7 +103,7 @@ def crystal_form(lang: str, reading: Reading) -> str:
 
 
 def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates: list[float] | None = None,
-                 message: str = "") -> dict:  # fmt: skip
+                 message: str = "") -> dict:
     """The whole page in the sandbox (keep: what the session carries; its text and language are the sandbox's)."""
     session = {**keep, "level": SANDBOX, "lang": lang}
     text, tlang = session.get("text", ""), session.get("tlang", "auto")
@@ -115,7 +115,7 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
     out = {"session": session, "saved": game.save(progress), "top": top}
     out.update(hidden_parts())
     out["sandbox"] = {"body": body_html(lang, text, tlang, reading, message), "label": esc(t("sb_title", lang)),
-                      "ack": time.time_ns()}  # fmt: skip
+                      "ack": time.time_ns()}
     out["teacher"] = teacher_props(None, lang, session) if reading is not None else {"body": ""}
     if reading is None:
         out["panel"], out["maps"] = dict(play.HIDDEN), ""
@@ -166,7 +166,7 @@ def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dic
         "title": {"zh": given("title_zh", t("sb_default_zh", "zh")), "en": given("title_en", t("sb_default_en", "en"))},
         "lang": reading.analysis.lang, "text": session["text"],
         "target": {h: v for h, v in zip(HEADS, g, strict=True) if v > 0},
-    }  # fmt: skip
+    }
     explanation = data.get("explanation")
     if isinstance(explanation, str) and explanation.strip():
         level["explanation"] = explanation.strip()[: teacher_levels.MAX_NOTE_CHARS]
@@ -194,9 +194,9 @@ def crystal_html(lang: str, reading: Reading, text: str, word: str, target: str 
     grid = (words_key(r["tokens"], best["position"], r["position"]) + strips_grid(r, lang, best_shown=True)
             + detail_box(r, lang) + ranking_html(r, lang, best["position"])
             + f'<p class="note">{esc(t("sb_model_row", lang, head=best["name"], word=r["word"]))}</p>'
-            + row_bars(r["tokens"], row, "#1f4e9c"))  # fmt: skip
+            + row_bars(r["tokens"], row, "#1f4e9c"))
     said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
-             w=f"{best['weight']:.2f}")  # fmt: skip
+             w=f"{best['weight']:.2f}")
     form = crystal_form(lang, reading)
     form = form.replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>', 1)
     if target:  # the second list (the target's) keeps its choice too
@@ -241,5 +241,5 @@ def strips_grid(r: dict, lang: str, best_shown: bool = False) -> str:
             cells.append(f'<button type="button" class="{cls}" data-act="look" aria-label="{esc(label)}" data-head="{name}"'
                          f'{look_attrs(row, r["position"], lang)}><span class="cb-name">{name}</span>'
                          f'{attention_strip(row, target, r["position"])}{neighbour_tag(row, r["position"], lang)}{tag}'
-                         "</button>")  # fmt: skip
+                         "</button>")
     return f'<div class="cb-grid" role="group" aria-label="{esc(t("sb_words_title", lang))}">{"".join(cells)}</div>'

@@ -71,7 +71,7 @@ def teacher_props(level: Level | None, lang: str, session: dict, message: str = 
     if session.get("exam") or session.get("class"):
         return {"body": "", "title": "", "params": {}, "message": "", "open": False}
     return {"body": body_html(level, lang, session), "title": esc(t("tb_title", lang)),
-            "params": link_params(level, session), "message": message, "open": opened}  # fmt: skip
+            "params": link_params(level, session), "message": message, "open": opened}
 
 
 def errors_html(title: str, errors: list[str]) -> str:
@@ -95,12 +95,12 @@ def reasons(checked: teacher_levels.Checked, lang: str) -> list[str]:
         for head, g in zip(HEADS, target, strict=True):
             if g >= claims.MUST_SPEAK and loud[HEADS.index(head)] < claims.SILENT:
                 out.append(t("why_silent", lang, head=head_name(head, lang), g=f"{g:g}",
-                             v=f"{loud[HEADS.index(head)]:.3f}"))  # fmt: skip
+                             v=f"{loud[HEADS.index(head)]:.3f}"))
     if q is not None:
         checks = ((q["all_equal"] > puzzle.MAX_ALL_EQUAL, "why_equal", q["all_equal"], puzzle.MAX_ALL_EQUAL),
                   (q["random_median"] > puzzle.MAX_RANDOM_MEDIAN, "why_random", q["random_median"],
                    puzzle.MAX_RANDOM_MEDIAN),
                   (q["near_median"] < puzzle.MIN_NEAR_MEDIAN, "why_near", q["near_median"], puzzle.MIN_NEAR_MEDIAN),
-                  (q["ascent_steps"] > puzzle.ASCENT_STEPS, "why_ascent", puzzle.ASCENT_GOAL, puzzle.ASCENT_STEPS))  # fmt: skip
+                  (q["ascent_steps"] > puzzle.ASCENT_STEPS, "why_ascent", puzzle.ASCENT_GOAL, puzzle.ASCENT_STEPS))
         out += [t(key, lang, v=f"{v:.1f}", need=f"{need:g}") for failed, key, v, need in checks if failed]
     return out

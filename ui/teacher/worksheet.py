@@ -99,7 +99,7 @@ def slider_items(level: Level, lang: str, reading: Reading) -> list[Item]:
         loud = loudness(reading)
         ask = t("ws_q_silent_one", lang) if len(silent) == 1 else t("ws_q_silent_many", lang, n=len(silent))
         said = [f"{head_label(HEADS.index(h), lang)}: {t('claim_silent', lang, n=f'{float(loud[HEADS.index(h)]):.2f}')}"
-                for h in silent]  # fmt: skip
+                for h in silent]
         items.append(Item(ask, "; ".join(said), lines=1, why=True))
     return items
 
@@ -189,7 +189,7 @@ def fusion_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> I
         shuffled = steps[1:] + steps[:1]  # never in the answer's order
         return Item(f"{t('u_order', lang)} {SEP[lang].join(shuffled)}", " → ".join(steps), lines=1, why=True)
     edges, prefix, ask = {"keep": (game.KEEP_BUCKETS, "keep", "u_keep_q"), "reach": (game.REACH_BUCKETS, "reach", "u_reach_q"),
-                          "read": (game.REACH_BUCKETS, "reach", "ws_q_fusion_read")}[qid]  # fmt: skip
+                          "read": (game.REACH_BUCKETS, "reach", "ws_q_fusion_read")}[qid]
     choices = tuple(label for _, label in bucket_choices(prefix, edges, lang))
     return Item(t(ask, lang), key(" / ".join(bucket_text(prefix, b, edges, lang) for b in acc)), choices, why=True)
 
@@ -216,7 +216,7 @@ WORDING: dict[str, Callable[[Level, str, dict, list[dict], Key], Item]] = {
     "compare": compare_item, "match": match_item, "formula": formula_item, "race": race_item, "fusion": fusion_item,
     "heads": heads_item, "crystal": crystal_item, "tower": tower_item, "grow": grow_item, "prune": prune_item,
     "positions": positions_item,
-}  # fmt: skip
+}
 
 
 def lab_item(level: Level, lang: str, q: dict, qs: list[dict]) -> Item:
@@ -247,7 +247,7 @@ def answer_box(item: Item, lang: str) -> str:
     inner = ""
     if item.weights:  # two heads a row, so the eight fit in four
         cell = [f'<th><span class="swatch" style="background:{HEAD_COLORS[h]}"></span>{esc(head_label(i, lang))}</th>'
-                '<td class="box"></td>' for i, h in enumerate(HEADS)]  # fmt: skip
+                '<td class="box"></td>' for i, h in enumerate(HEADS)]
         half = len(cell) // 2
         rows = "".join(f"<tr>{a}{b}</tr>" for a, b in zip(cell[:half], cell[half:], strict=True))
         names = f'<th>{esc(t("ws_head", lang))}</th><th>{esc(t("ws_weight", lang))}</th>'

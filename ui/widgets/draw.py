@@ -116,7 +116,7 @@ def share_cue(mine: float, target: float, lang: str, full: bool = False) -> str:
 
 
 def profile_html(mine: list[float], target: list[float] | None, silent: list[str], lang: str,
-                 exact: bool = True, gates: list[float] | None = None) -> str:  # fmt: skip
+                 exact: bool = True, gates: list[float] | None = None) -> str:
     """Each head's share of the fused output: yours as coloured bars, the target (if any) as grey dashed silhouettes.
     Not `exact` (the level not won at ★★★, its answer not asked for): the words beside a bar say the target's share
     as the silhouette shows it (higher, lower, about the same), not its number, which would give the weights away."""

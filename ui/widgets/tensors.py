@@ -31,7 +31,7 @@ def matrix(m: list[list[float]], rows: list[str], cols: list[str], title: str, l
     lo, hi = float(a.min()), float(a.max())
     scale = (a - lo) / (hi - lo) if hi > lo else np.zeros_like(a)
     return labelled_grid(a, rows, cols, title, lang, name=title, tip="{name}: {row} · {col} = {v}", scale=scale,
-                         show_title=False)  # fmt: skip
+                         show_title=False)
 
 
 def strip(m: list[list[float]], caption: str) -> str:
