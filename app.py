@@ -7,6 +7,8 @@ import json
 import logging
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import gradio as gr
@@ -17,7 +19,7 @@ from dragon import api as core_api
 from dragon import game
 from dragon.checks import mended
 from dragon.classroom.store import open_store
-from dragon.levels.loader import LevelError, load_levels
+from dragon.levels.loader import LEVEL_DIR, LevelError, load_levels, read_levels
 from dragon.runtime.lane import owned_by
 from ui import handlers
 from ui.layout import build
@@ -342,9 +344,12 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
     return demo
 
 
-def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False):
-    """Start the server as `python app.py` does (tests use the same call with block=False). With warm_up, the runs
-    no player's input changes start at once in the server's lane, in the background (ui/rooms/registry.py warm_up)."""
+def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False,
+           measure: bool = False):
+    """Start the server as `python app.py` does (tests use the same call with block=False). Whatever is slow comes
+    after the first page is served, in the background: with `measure`, the levels' claims on the real dragon
+    (measure_levels); with warm_up, the runs no player's input changes, in the server's lane (ui/rooms/registry.py
+    warm_up)."""
     sessions_held.lean_sessions()  # a session holds no copy of the page for deep links (≈20 KB, not ≈61)
     heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed
     # (ui/server/heap.py)
@@ -379,6 +384,8 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
     sessions_held.hold_briefly(demo, pages)  # an ended session is dropped, not held until 1,000 newer push it out
     heap.trim_now_and_then(demo)
     heap.freeze_startup()  # what start-up loaded stays out of the garbage collector's full passes
+    if measure:
+        threading.Thread(target=measure_levels, name="measure-levels", daemon=True).start()
     if warm_up:
         rooms.warm_up()
     if block:
@@ -386,12 +393,24 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
     return started
 
 
+def measure_levels(directory: Path = LEVEL_DIR, stop: Callable[[int], object] = os._exit) -> None:
+    """After serving: every level's narration held to the real attention (the dragon reads each text, the pronunciation
+    data loads). A claim the engine does not bear out stops the server with its file and field, as a bad file would
+    have before serving; a player who asks for a level meanwhile waits for this, once."""
+    try:
+        load_levels(directory)
+    except LevelError as err:
+        logging.getLogger("dragon").error("Level data error: %s", err)
+        print(f"Level data error: {err}", file=sys.stderr, flush=True)
+        stop(1)  # os._exit from this thread: the whole server stops, as at start
+
+
 def main() -> None:
     try:
-        load_levels()  # a malformed level file stops start-up with its name and field
+        read_levels()  # a malformed level file stops start-up with its name and field, before anything is served
     except LevelError as err:
         sys.exit(f"Level data error: {err}")
-    launch(build_app(), warm_up=os.environ.get("DRAGON_WARM_UP", "1") != "0")
+    launch(build_app(), warm_up=os.environ.get("DRAGON_WARM_UP", "1") != "0", measure=True)
 
 
 if __name__ == "__main__":

@@ -128,6 +128,36 @@ def test_malformed_level_file_stops_startup(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_before_serving_the_levels_are_read_not_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """app.py reads the level files' format before serving and nothing slower: no text goes through the analyser or
+    the dragon (its dictionaries and the pronunciation data load after the page is served, with the claims)."""
+    from dragon.levels import loader
+
+    every = list(loader.all_levels())  # measured as the app does once it serves
+
+    def slow(*args, **kwargs):
+        raise AssertionError("a level was measured before serving")
+
+    for name in ("check_level", "_missing_words", "read_tokens"):
+        monkeypatch.setattr(loader, name, slow)
+    chapters = loader.read_levels()
+    assert [lv.id for c in chapters for lv in c.levels] == every  # every level, in order
+
+
+def test_a_claim_the_engine_does_not_bear_out_stops_the_served_app(tmp_path: Path, capsys) -> None:
+    """Measured after serving (app.measure_levels): a false claim stops the server with its file, as a bad field
+    stops it before serving."""
+    text = (ROOT / "assets" / "levels" / "chapter2.yaml").read_text(encoding="utf-8")
+    assert "{head: emotion, words: [思]}" in text
+    false = text.replace("{head: emotion, words: [思]}", "{head: emotion, silent: true}", 1)
+    (tmp_path / "chapter2.yaml").write_text(false, encoding="utf-8")
+    stopped: list[int] = []
+    app.measure_levels(tmp_path, stop=stopped.append)
+    assert stopped == [1] and "chapter2.yaml" in capsys.readouterr().err
+    app.measure_levels(stop=stopped.append)  # the shipped levels: measured, nothing stops
+    assert stopped == [1]
+
+
 def live(app_url: str, payload) -> dict:
     """Call the control panel's server function the way its script does (one POST, outside the queue)."""
     config = httpx.get(f"{app_url}config").json()

@@ -11,7 +11,7 @@ import gradio as gr
 
 from dragon import game
 from dragon.config import HEADS
-from ui.strings import HEAD_COLORS
+from ui.strings import HEAD_COLORS, STRINGS
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets" / "ui"
 
@@ -81,10 +81,14 @@ TOP_TEMPLATE = (
     '<label class="proj"><input type="checkbox" class="projector-toggle"> <span>${projector_label}</span></label>'
     "</div>${notice}${story}</div>"
 )
+# what the top says until the page's first view comes (the server reads the levels and the dragon once at start,
+# after serving the page): a wait in both languages, as the language is not known yet
+BOOT_WAIT = (f'<p class="notice boot-wait" role="status"><span lang="zh-CN">{STRINGS["boot_wait"][0]}</span> · '
+             f'<span lang="en">{STRINGS["boot_wait"][1]}</span></p>')
 TOP_PROPS = {
     "level": "",
     "lang": "zh",
-    "header": "",
+    "header": BOOT_WAIT,
     "options": "",
     "notice": "",
     "story": "",

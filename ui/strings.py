@@ -114,6 +114,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "wrong": ("不对，是{head}", "no — it was the {head} head"),
     "wrong_hidden": ("不对", "not right"),
     "api_note": ("API：levels() · play(level_id, gates) · hint(level_id, gates) · explain(level_id) · analyze(text, lang) · head_math(text, lang, word, head) · race(lengths) · fusion(text, lang) · heads_experiment() · check_level(level)", "API: levels() · play(level_id, gates) · hint(level_id, gates) · explain(level_id) · analyze(text, lang) · head_math(text, lang, word, head) · race(lengths) · fusion(text, lang) · heads_experiment() · check_level(level)"),
+    "boot_wait": ("龙正在醒来，马上就好……", "The dragon is waking up — a moment…"),
     "truncated": ("文字太长，只读了前 {n} 个词。", "The text is too long; only the first {n} tokens were read."),
     "source": ("出处", "Source"),
     "chapter": ("第 {n} 章", "Chapter {n}"),

@@ -3,6 +3,7 @@
 import functools
 import os
 import re
+import threading
 from pathlib import Path
 
 import yaml
@@ -44,8 +45,9 @@ class LevelError(ValueError):
 class _Reader:
     """Pulls typed fields out of parsed YAML, raising LevelError with a path like levels[2].target.time."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, measured: bool = True):
         self.file = file
+        self.measured = measured  # the checks that read a text with the real analyser too (slower: its dictionaries)
 
     def fail(self, where: str, message: str) -> LevelError:
         return LevelError(f"{self.file}: {where}: {message}")
@@ -236,7 +238,7 @@ class _Reader:
             return Level(**common, quiz=self.quiz(data, where))
         if kind == "crystal":
             return Level(**common, ask=self.ask(data, where, common["text"]["en"]))
-        if kind == "positions":
+        if kind == "positions" and self.measured:
             self.swappable(common["text"], where)
         if kind in ("fusion", "tower", "grow", "prune", "positions", "badge"):
             return Level(**common)
@@ -263,14 +265,16 @@ class _Reader:
         return Chapter(number, self.bilingual(data, "title", ""), parsed)
 
 
-def load_chapter(path: Path) -> Chapter:
-    reader = _Reader(path.name)
+def load_chapter(path: Path, measured: bool = True) -> Chapter:
+    """One level file read and validated; `measured`: its narration also held to the real attention (slower: the
+    dragon reads every text)."""
+    reader = _Reader(path.name, measured)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise reader.fail("file", f"cannot be read as YAML ({type(err).__name__})") from err
     chapter = reader.chapter(data)
-    for level in chapter.levels:  # the narration must be true of the real attention, or the file does not load
+    for level in chapter.levels if measured else ():  # the narration must be true of the real attention, or no load
         wrong = check_level(level) + _missing_words(level)
         if wrong:
             raise LevelError(f"{path.name}: {wrong[0]}" + (f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""))
@@ -293,10 +297,10 @@ def _missing_words(level: Level) -> list[str]:
     return wrong
 
 
-@functools.cache
-def load_levels(directory: Path = LEVEL_DIR) -> tuple[Chapter, ...]:
-    """All chapters, in order; raises LevelError naming the file and field of the first problem."""
-    chapters = sorted((load_chapter(p) for p in sorted(directory.glob("*.yaml"))), key=lambda c: c.number)
+def read_levels(directory: Path = LEVEL_DIR, measured: bool = False) -> tuple[Chapter, ...]:
+    """All chapters, in order, each file's format checked (`measured`: its claims too); raises LevelError naming the
+    file and field of the first problem."""
+    chapters = sorted((load_chapter(p, measured) for p in sorted(directory.glob("*.yaml"))), key=lambda c: c.number)
     if not chapters:
         raise LevelError(f"{directory}: no level files (*.yaml)")
     seen: dict[str, str] = {}
@@ -306,6 +310,21 @@ def load_levels(directory: Path = LEVEL_DIR) -> tuple[Chapter, ...]:
                 raise LevelError(f"level id {lv.id} appears twice (chapter {seen[lv.id]} and {c.number})")
             seen[lv.id] = str(c.number)
     return tuple(chapters)
+
+
+_LOADING = threading.RLock()  # the app measures the levels after serving, while a first player may ask for them
+
+
+@functools.cache
+def _measured_levels(directory: Path) -> tuple[Chapter, ...]:
+    return read_levels(directory, measured=True)
+
+
+def load_levels(directory: Path = LEVEL_DIR) -> tuple[Chapter, ...]:
+    """All chapters, in order, their format checked and their narration held to the real attention (once per
+    process); raises LevelError naming the file and field of the first problem."""
+    with _LOADING:
+        return _measured_levels(directory)
 
 
 def all_levels(directory: Path = LEVEL_DIR) -> dict[str, Level]:
