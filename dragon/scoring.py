@@ -113,7 +113,7 @@ def uphill(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> torch
 
 
 def _step(
-    reading: Reading, gates: torch.Tensor, target: torch.Tensor, grad: torch.Tensor, s0: float, size: float
+    scorer: Scorer, gates: torch.Tensor, grad: torch.Tensor, s0: float, size: float
 ) -> tuple[torch.Tensor, float]:
     """One backtracking step from `gates` (scoring s0) along `grad`: (new gates, new score), never worse."""
     if grad.abs().max() < 1e-9:
@@ -122,7 +122,7 @@ def _step(
     direction = grad / grad.abs().max()  # the most urgent gate moves by `size`
     for _ in range(12):
         new = _four_decimals(start + size * direction)
-        s1 = score(reading, new, target)
+        s1 = scorer(new)
         if s1 > s0:
             return new, s1
         size /= 2
@@ -134,13 +134,13 @@ def _four_decimals(gates: torch.Tensor) -> torch.Tensor:
 
 
 def _toward_target(
-    reading: Reading, gates: torch.Tensor, target: torch.Tensor, s0: float, size: float
+    scorer: Scorer, gates: torch.Tensor, target: torch.Tensor, s0: float, size: float
 ) -> tuple[torch.Tensor, float]:
     """The fallback when the gradient finds no step: move part of the way to the target. The fused output is
     linear in the gates, so this walks the straight line to the target's output, and the angle only shrinks."""
     for _ in range(12):
         new = _four_decimals(gates + size * (target - gates))
-        s1 = score(reading, new, target)
+        s1 = scorer(new)
         if s1 > s0:
             return new, s1
         size /= 2
@@ -150,10 +150,12 @@ def _toward_target(
 def improve(
     reading: Reading, gates: torch.Tensor, target: torch.Tensor, s0: float, size: float = 0.25
 ) -> tuple[torch.Tensor, float]:
-    """A better gate vector than `gates` (scoring s0), uphill along the gradient, else straight toward the target."""
-    new, s1 = _step(reading, gates, target, uphill(reading, gates, target), s0, size)
+    """A better gate vector than `gates` (scoring s0), uphill along the gradient, else straight toward the target.
+    Each candidate is scored by one Scorer (the target's side worked out once: the same number as score)."""
+    scorer = Scorer(reading, target)
+    new, s1 = _step(scorer, gates, uphill(reading, gates, target), s0, size)
     if s1 <= s0:
-        new, s1 = _toward_target(reading, gates, target, s0, size)
+        new, s1 = _toward_target(scorer, gates, target, s0, size)
     return new, s1
 
 

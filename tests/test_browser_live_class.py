@@ -136,9 +136,9 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     teacher.select_option("#everyone-level", "3-1")
     teacher.click("#start-everyone")
     phone = students[0]
-    phone.wait_for_selector("iframe.game-frame")
+    phone.wait_for_selector("iframe.game-frame[src*='level=3-1'][src*='exam=1']", timeout=30_000)  # this round's game
     frame = phone.frame_locator("iframe.game-frame")
-    frame.locator("#top .level-title").wait_for(timeout=30_000)
+    frame.locator("#top .level-title").wait_for(timeout=90_000)  # a framed game's first view, beside six other pages
     src = phone.get_attribute("iframe.game-frame", "src")
     assert "level=3-1" in src and "classplay=1" in src and "exam=1" in src
     # an exam plays 3-1 on rounds drawn for it (dragon/classroom/lab_variants.py), not the public game's first round
