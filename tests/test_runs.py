@@ -270,7 +270,7 @@ def test_a_full_lane_is_said_and_changes_nothing(short: Experiment) -> None:
         saved = game.save(game.new_progress())
         out = rooms.answer("train", sess, saved, {**RANKING, "seed": "99"})
         assert set(out) == {"lab"} and t("w_full", "zh") in out["lab"]["body"]
-        assert RUNS.lane.get("heads/99") is None and all("seed=99" not in k for k in RUNS.lane._runs)  # nothing queued
+        assert RUNS.lane.get(RUNS.heads(99)[0]) is None  # seed 99's training: refused, nothing queued
     finally:
         gate.set()
 
