@@ -29,22 +29,26 @@ pytestmark = pytest.mark.browser
 
 def opening(browser, app_url: str, ready):
     """The generator behind the page fixtures: opener(query, size="desktop", **context options) → a page of the app,
-    made ready by `ready(page)`; contexts are closed afterwards and page errors fail the test."""
-    contexts, errors = [], []
+    made ready by `ready(page)`; pages are given back afterwards and page errors fail the test."""
+    pages, errors = [], []
+
+    def note(error) -> None:
+        errors.append(str(error))
 
     def opener(query: str, size: str = "desktop", **options):
         width, height = SIZES[size]
-        context = browser.new_context(viewport={"width": width, "height": height}, **options)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = browser.take_page({"width": width, "height": height}, options)  # a fresh start (conftest.py)
+        pages.append(page)
+        page.on("pageerror", note)
         page.goto(f"{app_url}?{query}")
         ready(page)
         return page
 
     yield opener
-    for context in contexts:
-        context.close()
+    for page in pages:
+        if not page.is_closed():
+            page.remove_listener("pageerror", note)
+        browser.give_back(page)
     assert not errors, errors
 
 
