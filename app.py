@@ -11,6 +11,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from ui.server import waking
+
+# `python app.py`: the port answers at once, with a wait page in both languages, while Gradio, torch and the page load
+# (ui/server/waking.py); launch() closes it just before the app takes the same address. An import of app (the tests)
+# starts nothing.
+WAKING = waking.answer_while_waking() if __name__ == "__main__" else None
+
 import gradio as gr
 from starlette.middleware import Middleware
 
@@ -345,11 +352,12 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
 
 
 def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up: bool = False,
-           measure: bool = False):
+           measure: bool = False, wait_page: waking.Waking | None = None):
     """Start the server as `python app.py` does (tests use the same call with block=False). Whatever is slow comes
     after the first page is served, in the background: with `measure`, the levels' claims on the real dragon
     (measure_levels); with warm_up, the runs no player's input changes, in the server's lane (ui/rooms/registry.py
-    warm_up)."""
+    warm_up). A wait page's server on the same address (ui/server/waking.py) gives the address over at the last
+    moment."""
     sessions_held.lean_sessions()  # a session holds no copy of the page for deep links (≈20 KB, not ≈61)
     heap.few_arenas()  # before the server's threads start: freed memory stays in a few arenas, trimmed
     # (ui/server/heap.py)
@@ -359,9 +367,13 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         logging.getLogger("dragon").warning(
             "on a Hugging Face Space with TRUSTED_PROXIES unset, every caller has the proxy's address: set the Space "
             "variable TRUSTED_PROXIES=* (README, 'Behind a proxy') so the per-address limits count each student")
-    started = queue(demo).launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-        server_port=port or int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+    host, default_port = waking.address()
+    demo = queue(demo)
+    if wait_page is not None:
+        wait_page.close()
+    started = demo.launch(
+        server_name=host,
+        server_port=port or default_port,
         i18n=demo.i18n_for_launch,
         # our stylesheet goes in <head> as it is: launch(css=…) would copy every rule under Gradio's container
         # with a higher specificity, and drop the media queries' rules for anything outside it
@@ -410,7 +422,7 @@ def main() -> None:
         read_levels()  # a malformed level file stops start-up with its name and field, before anything is served
     except LevelError as err:
         sys.exit(f"Level data error: {err}")
-    launch(build_app(), warm_up=os.environ.get("DRAGON_WARM_UP", "1") != "0", measure=True)
+    launch(build_app(), warm_up=os.environ.get("DRAGON_WARM_UP", "1") != "0", measure=True, wait_page=WAKING)
 
 
 if __name__ == "__main__":

@@ -1,1 +1,1 @@
-"""Serving plumbing, no lessons: body limits, the first script, heap and session bounds, admission limits, refused routes."""
+"""Serving plumbing, no lessons: body and session bounds, the first script, heap, admission, refused routes, the wait page."""
