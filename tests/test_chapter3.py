@@ -372,6 +372,7 @@ def test_heads_ranking_is_scored_against_the_run_then_the_reading_passes(short_e
     assert lost["session"]["lab"]["stars"] == 0 and t("lab_lost", "en") in lost["lab"]["body"]
 
 
+@pytest.mark.slow  # 3-4's short run trains once per session (short_experiment)
 def test_believing_the_lesson_still_passes_the_heads(short_experiment) -> None:
     """Ranking the lesson's eight heads first and one head second is far off, yet reading the bars right passes."""
     out = answered("train", session("3-4"), fresh(), ranked([8, 1, 16, 4, 2]))
@@ -379,6 +380,7 @@ def test_believing_the_lesson_still_passes_the_heads(short_experiment) -> None:
     assert read["session"]["lab"]["stars"] >= 1
 
 
+@pytest.mark.slow  # 3-4's short run trains once per session (short_experiment)
 def test_facts_quiz_checks_answers_and_fact_checks_the_lesson(short_experiment) -> None:
     out = answered("train", session("3-4", "zh"), fresh(), ranked([16, 8, 4, 2, 1]))
     state, saved = out["session"], out["saved"]
@@ -406,6 +408,7 @@ def test_language_switch_keeps_what_was_done_in_the_lab() -> None:
     assert "lab" not in other["session"]
 
 
+@pytest.mark.slow  # 3-4's short run trains once per session (short_experiment)
 def test_english_labs_have_no_chinese_and_text_is_escaped(short_experiment) -> None:
     done = {
         "3-1": rooms.answer("check", session("3-1"), fresh(), right_answer("en", 0)),
@@ -484,6 +487,7 @@ def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytes
         assert not CJK.search(" ".join(lines.values()))
 
 
+@pytest.mark.slow  # 3-4's short run trains once per session (short_experiment)
 def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experiment) -> None:
     out = answered("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
     assert all(api.facts_quiz(q, 0)["answer"] < heads_room.QUIZ_MAX / 100 for q in get_level("3-4").quiz)
@@ -498,6 +502,7 @@ def test_facts_quiz_refuses_negative_and_absurd_answers_in_place(short_experimen
     assert "“-1”不是一个合理的答案" in zh
 
 
+@pytest.mark.slow  # 3-4's short run trains once per session (short_experiment)
 def test_the_papers_bleu_line_waits_for_the_bleu_question(short_experiment) -> None:
     out = answered("train", session("3-4"), fresh(), ranked([16, 8, 4, 2, 1]))
     body = out["lab"]["body"]

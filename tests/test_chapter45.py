@@ -87,6 +87,7 @@ def test_chapter_four_opens_after_chapter_three_and_five_after_four() -> None:
     assert 5 in game.unlocked_chapters(progress)
 
 
+@pytest.mark.slow  # loads the real model
 def test_crystal_ball_loads_in_time() -> None:
     crystal_lesson.load()
     assert crystal_lesson.load_seconds() <= 5

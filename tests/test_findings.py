@@ -184,6 +184,7 @@ def test_heads_findings_hold_on_each_seed(seed: int) -> None:
     assert set(r["params"]) == {4 * r["d_model"] ** 2 + 4 * r["d_model"]}
 
 
+@pytest.mark.slow  # 3-4's short run trains
 def test_heads_say_more_heads_stop_helping_only_when_measured() -> None:
     """A past error: "more heads no longer help" when 4 → 8 still gained 1–1.5 points. No static text says it; the
     page's sentence is picked by what the run measured."""

@@ -208,6 +208,7 @@ def test_grow_errors(steps, message: str) -> None:
 # 4-4 Pruning
 
 
+@pytest.mark.slow  # 4-4's model trains on first use
 def test_pruning_all_on_is_full_accuracy() -> None:
     r = api.prune([1] * 8)
     assert r["accuracy"] == r["full_accuracy"] > 0.95 and r["kept"] == 1.0 and r["reached"]
@@ -228,6 +229,7 @@ def test_best_count_search_on_a_tiny_case() -> None:
     assert pruning.best_subsets(lambda ps: [float(all(a)) for a in ps], 2)["most_off"] == 0
 
 
+@pytest.mark.slow  # 4-4's model trains on first use
 def test_pruning_shortcut_equals_the_models_own_forward() -> None:
     """Accuracy from logits linear in the gates equals running the gated model itself."""
     model = pruning.trained(0)[0]
@@ -239,6 +241,7 @@ def test_pruning_shortcut_equals_the_models_own_forward() -> None:
         assert pruning.accuracy(active) == pytest.approx(direct, abs=1e-3)
 
 
+@pytest.mark.slow  # 4-4's model trains on first use
 def test_prune_best_and_redundancy() -> None:
     b = api.prune_best()
     assert b["subsets_tried"] == 256 and 1 <= b["most_off"] <= 7

@@ -224,6 +224,7 @@ def test_a_player_behind_a_run_is_answered_at_once_with_their_place_and_what_run
     assert t("w_watched", lang, at="", device="", s="").split("：")[0].split(":")[0] in done["lab"]["body"]
 
 
+@pytest.mark.slow  # 3-4 trains at seed 0
 def test_the_recorded_run_is_shown_at_once_and_said_to_be_a_replay(short: Experiment) -> None:
     recorded = api.heads_experiment(0)
     out = answered("train", session("3-4", "en"), game.save(game.new_progress()), RANKING)
@@ -275,8 +276,10 @@ def test_a_full_lane_is_said_and_changes_nothing(short: Experiment) -> None:
         gate.set()
 
 
+@pytest.mark.slow  # 4-3 trains at seed 5
 def test_4_3_takes_a_seed_and_says_where_its_run_came_from() -> None:
     out = answered("grow", session("4-3", "en"), game.save(game.new_progress()), {"seed": "5"})
+    assert "session" in out, out
     lab = out["session"]["lab"]
     assert lab["seed"] == 5 and lab["run"] == api.grow(RUNS.sizes.grow_steps, 5) and "run-record" in out["lab"]["body"]
     again = answered("grow", session("4-3", "en"), game.save(game.new_progress()), {"seed": "5"})

@@ -84,7 +84,7 @@ class Waking:
         handler = type("Answer", (_Answer,), {"page": wait_page()})
         self.server = ThreadingHTTPServer((host, port), handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, name="waking", daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), name="waking", daemon=True)
         self.thread.start()
 
     def close(self) -> None:
