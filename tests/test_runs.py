@@ -114,17 +114,25 @@ def filled(lane: Lane, n: int, owner: str = "") -> list[runs.Run]:
         return [lane.submit(f"filler/{time.time_ns()}/{i}", lambda r: None, "train") for i in range(n)]
 
 
+def drained(gate: threading.Event, fillers: list[runs.Run]) -> None:
+    """The held run let go, and the server's lane given back empty of this test's fillers (the next test finds
+    it as a player would, not full for a moment more)."""
+    gate.set()
+    assert all(run.done.wait(30) for run in fillers), "the fillers did not run"
+
+
 def test_an_owner_over_the_limit_is_told_in_the_language_on_screen(short: Experiment) -> None:
     sessions = {lang: session("3-4", lang) for lang in ("zh", "en")}  # the recorded run trained before the lane is held
     gate, _ = hold(RUNS.lane)
+    fillers: list[runs.Run] = []
     try:
-        filled(RUNS.lane, RUNS.lane.per_owner, "10.9.9.9")  # this address has its runs waiting already
+        fillers = filled(RUNS.lane, RUNS.lane.per_owner, "10.9.9.9")  # this address has its runs waiting already
         for lang in ("zh", "en"):
             with runs.owned_by("10.9.9.9"):
                 out = rooms.answer("train", sessions[lang], game.save(game.new_progress()), {**RANKING, "seed": "99"})
             assert set(out) == {"lab"} and esc(t("w_mine", lang, n=runs.PER_OWNER)) in out["lab"]["body"]
     finally:
-        gate.set()
+        drained(gate, fillers)
 
 
 def test_a_run_that_asks_for_another_computes_it_in_place() -> None:
@@ -264,8 +272,9 @@ def test_a_bad_seed_is_refused_and_changes_nothing(short: Experiment, bad: str) 
 def test_a_full_lane_is_said_and_changes_nothing(short: Experiment) -> None:
     sess = session("3-4", "zh")  # the recorded run trained before the lane is held
     gate, _ = hold(RUNS.lane)
+    fillers: list[runs.Run] = []
     try:
-        filled(RUNS.lane, RUNS.lane.max_queued - RUNS.lane.queued())  # the server's lane full
+        fillers = filled(RUNS.lane, RUNS.lane.max_queued - RUNS.lane.queued())  # the server's lane full
         with pytest.raises(LaneFullError):
             RUNS.lane.submit("one too many", lambda r: None, "train")
         saved = game.save(game.new_progress())
@@ -273,7 +282,7 @@ def test_a_full_lane_is_said_and_changes_nothing(short: Experiment) -> None:
         assert set(out) == {"lab"} and t("w_full", "zh") in out["lab"]["body"]
         assert RUNS.lane.get(RUNS.heads(99)[0]) is None  # seed 99's training: refused, nothing queued
     finally:
-        gate.set()
+        drained(gate, fillers)
 
 
 @pytest.mark.slow  # 4-3 trains at seed 5
