@@ -84,11 +84,11 @@ class Chromium:
     # routes) makes its own.
     def take_page(self, viewport: dict, options: dict):
         key = (tuple(sorted(viewport.items())), repr(sorted(options.items())))
-        self.real()
+        browser = self.real()
         idle = _CHROMIUM["idle"].setdefault(key, [])
         if idle:
             return idle.pop()
-        page = self.real().new_context(viewport=viewport, **options).new_page()
+        page = browser.new_context(viewport=viewport, **options).new_page()
         page.pooled_key = key
         return page
 

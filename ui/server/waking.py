@@ -43,29 +43,23 @@ def wait_page() -> bytes:
 
 
 class _Answer(BaseHTTPRequestHandler):
-    """Every request: 503 (Service Unavailable, Retry-After), the wait page for a GET."""
+    """Every request: 503 (Service Unavailable, Retry-After); a GET gets the wait page, a HEAD its headers, a POST
+    nothing."""
 
-    page = b""
+    page = wait_page()
 
-    def answer(self, body: bool) -> None:
+    def answer(self) -> None:
         self.send_response(503)
         self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(self.page)) if body or self.command == "HEAD" else "0")
+        self.send_header("Content-Length", "0" if self.command == "POST" else str(len(self.page)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("Retry-After", str(RETRY_S))
         self.send_header(WAKING_HEADER, "1")
         self.end_headers()
-        if body:
+        if self.command == "GET":
             self.wfile.write(self.page)
 
-    def do_GET(self) -> None:
-        self.answer(body=True)
-
-    def do_HEAD(self) -> None:
-        self.answer(body=False)
-
-    def do_POST(self) -> None:
-        self.answer(body=False)
+    do_GET = do_HEAD = do_POST = answer  # noqa: N815  (http.server looks its methods up by these names)
 
     def log_message(self, format: str, *args) -> None:
         pass  # no line per request on the app's console
@@ -81,11 +75,9 @@ class Waking:
     the same address)."""
 
     def __init__(self, host: str, port: int) -> None:
-        handler = type("Answer", (_Answer,), {"page": wait_page()})
-        self.server = ThreadingHTTPServer((host, port), handler)
+        self.server = ThreadingHTTPServer((host, port), _Answer)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), name="waking", daemon=True)
-        self.thread.start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), name="waking", daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()
