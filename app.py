@@ -389,7 +389,7 @@ def launch(demo: gr.Blocks, port: int | None = None, block: bool = True, warm_up
         quiet=not block,
         app_kwargs={"middleware": [  # bodies over 1 MiB refused; the live class (/class); a script before Gradio's;
             # pages noted; unused routes
-            Middleware(BodyLimit), Middleware(class_routes.ClassRoutes, store=store),
+            Middleware(BodyLimit), Middleware(class_routes.ClassRoutes, store=store, games=True),
             Middleware(FirstScript, script=(UI_ASSETS / FIRST_SCRIPT).read_text("utf-8")),
             Middleware(sessions_held.WatchPages, pages=pages), Middleware(RefuseUnused)]},
     )

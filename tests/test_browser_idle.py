@@ -31,15 +31,15 @@ def test_an_idle_page_asks_for_almost_no_frames(browser, app_url, level: str) ->
         page.goto(f"{app_url}?level={level}&lang=en")
         page.wait_for_selector("#top .level-title")
         page.wait_for_selector(READY[level])
-        asked = []  # frames asked for in each 3 s, until a window asks for almost none (what opening animates ends)
-        for _ in range(5):
+        asked = []  # frames asked for in each 1.5 s, until a window asks for almost none (what opening animates ends)
+        for _ in range(10):
             before = page.evaluate("window.__frames")
-            page.wait_for_timeout(3000)
+            page.wait_for_timeout(1500)
             asked.append(page.evaluate("window.__frames") - before)
-            if asked[-1] < 20:
+            if asked[-1] < 10:
                 break
         askers = page.evaluate("window.__askers")
-        assert asked[-1] < 20, f"frames in each 3 s on an idle page: {asked} (a loop asks 180), by who: {askers}"
+        assert asked[-1] < 10, f"frames in each 1.5 s on an idle page: {asked} (a loop asks 90), by who: {askers}"
         assert page.evaluate("window.__dragonFrames.skipped") >= 1  # the tracker's loop was there, and was stopped
     finally:
         context.close()

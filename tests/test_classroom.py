@@ -15,7 +15,7 @@ from dragon.classroom.room import Classroom, deal, puzzle, safe_cell, strongest_
 from dragon.classroom.store import open_store
 from dragon.levels.loader import get_level, load_levels
 from tests.test_classroom_store import BACKENDS, url  # noqa: F401  (the same databases: SQLite, and PostgreSQL in CI)
-from ui.live_class.routes import MAX_API_BODY, ClassRoutes
+from ui.live_class.routes import MAX_API_BODY, ROOM, ClassRoutes
 
 assert BACKENDS
 
@@ -39,8 +39,23 @@ def store(url: str):  # noqa: F811
 
 
 @pytest.fixture
-def client(store) -> TestClient:
-    return TestClient(ClassRoutes(not_here, store))
+def client(store):
+    """The class's routes on this test's store, serving the games this process's handlers run (their rounds' rules,
+    their results); afterwards the games are the process's app's again (ui/live_class/routes.py ROOM)."""
+    served = list(ROOM)
+    yield TestClient(ClassRoutes(not_here, store, games=True))
+    ROOM[:] = served
+
+
+def test_routes_made_on_another_store_never_take_the_apps_games(store) -> None:
+    """Only the app's own routes serve its framed games: routes made on another store in the same process (a test's,
+    a second service) leave the games' class service as it was."""
+    served = list(ROOM)
+    ClassRoutes(not_here, store)
+    assert ROOM == served
+    ClassRoutes(not_here, store, games=True)
+    assert ROOM != served and ROOM[0].store is store
+    ROOM[:] = served
 
 
 def post(client: TestClient, name: str, body) -> tuple[int, dict]:

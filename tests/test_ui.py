@@ -454,3 +454,11 @@ def test_the_links_parameters_are_declared_once() -> None:
         assert set(top.link_of(s)) <= kept
     assert session.MAX_SANDBOX_CHARS == session.LINK_PARAMS["text"]["chars"]
     assert json.loads(json.dumps(session.LINK_PARAMS)) == session.LINK_PARAMS  # what app.py puts in the page
+
+
+def test_the_first_view_leaves_the_code_box_as_the_player_has_it() -> None:
+    """A player may open the progress-code box before the first view lands (a slow connection, a busy server): the
+    first view says nothing of it being open or shut, while a level opened later shuts it (the test above)."""
+    for boot in ('{"lang": "en"}', '{"lang": "zh", "level": "2-1"}', '{"sandbox": true}', '{"level": "no-such"}'):
+        view = handlers.boot(boot, fresh())
+        assert "open" not in view["codes"] and view["codes"]["title"], boot

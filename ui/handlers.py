@@ -37,7 +37,8 @@ MAX_BOOT = 12_000  # what the page's script sends at the start: the link's param
 
 def boot(boot_json: str | None, saved: Saved) -> dict:
     """First view: language, level, projector and exam mode, a teacher's level or the sandbox come from the link
-    (or the browser's memory); a link that cannot be opened says why, and the game opens as usual."""
+    (or the browser's memory); a link that cannot be opened says why, and the game opens as usual. The progress-code
+    box is left as the player has it: on a slow connection they may open it before this answer lands."""
     try:
         boot = json.loads(boot_json) if isinstance(boot_json, str) and len(boot_json) < MAX_BOOT else {}
     except ValueError:
@@ -64,19 +65,19 @@ def boot(boot_json: str | None, saved: Saved) -> dict:
         else:
             level = next((lv for lv in pack if lv.id == wanted), pack[0])
             view = page(level, lang, loaded.progress, " ".join(notices), keep={**keep, "custom": custom})
-            return {**view, "codes": codes_props(lang)}
+            return {**view, "codes": codes_props(lang, opened=None)}
     if boot.get("sandbox") is True or wanted == SANDBOX:
         text = boot.get("text") if isinstance(boot.get("text"), str) else ""
         tlang = boot.get("tlang") if boot.get("tlang") in SANDBOX_LANGS else "auto"
         keep.update(text=text.strip()[:MAX_SANDBOX_CHARS], tlang=tlang)
-        return {**sandbox_page(lang, loaded.progress, keep, " ".join(notices)), "codes": codes_props(lang)}
+        return {**sandbox_page(lang, loaded.progress, keep, " ".join(notices)), "codes": codes_props(lang, opened=None)}
     if wanted:
         if wanted in all_levels():  # a teacher's link opens any level
             view = page(get_level(wanted), lang, loaded.progress, " ".join(notices), keep=keep)
-            return {**view, "codes": codes_props(lang)}
+            return {**view, "codes": codes_props(lang, opened=None)}
         notices.append(t("unknown_level", lang, id=wanted[:20]))
     view = page(get_level(next_level_id(loaded.progress)), lang, loaded.progress, " ".join(notices), keep=keep)
-    return {**view, "codes": codes_props(lang)}
+    return {**view, "codes": codes_props(lang, opened=None)}
 
 
 def with_codes(view: dict, lang: str) -> dict:

@@ -18,9 +18,12 @@ from ui.widgets.draw import esc
 SANDBOX_HIDDEN = {"body": "", "label": ""}  # the sandbox's component, when a level is on screen
 
 
-def codes_props(lang: str, message: str = "", code: str = "", opened: bool = False, ask: dict | None = None) -> dict:
-    """The progress-code box in `lang`, with a message beside its buttons. `ask` {here, there, pending}: the question
-    before a code replaces other progress — what each holds, and the code the 'replace' button imports."""
+def codes_props(
+    lang: str, message: str = "", code: str = "", opened: bool | None = False, ask: dict | None = None
+) -> dict:
+    """The progress-code box in `lang`, with a message beside its buttons. `opened` None: open or shut as the player
+    left it. `ask` {here, there, pending}: the question before a code replaces other progress — what each holds, and
+    the code the 'replace' button imports."""
     out = {
         "title": esc(t("progress", lang)),
         "help": esc(t("progress_help", lang)),
@@ -37,6 +40,8 @@ def codes_props(lang: str, message: str = "", code: str = "", opened: bool = Fal
         "replace_label": esc(t("ci_replace", lang)),
         "keep_label": esc(t("ci_keep", lang)),
     }
+    if opened is None:
+        del out["open"]
     if code:
         out["code"] = code
     return out

@@ -201,18 +201,21 @@ def refused(err: Exception) -> JSONResponse:
     return JSONResponse(body, status_code=status)
 
 
-ROOM: list[Classroom] = []  # the server's one class service (set when the routes start), for ui/live_class/link.py
+# the class service the app's own games report to and take their rules from (ui/live_class/link.py): set by the app's
+# routes alone (games=True), so routes made elsewhere in the same process (a test's, on its own store) never take it
+ROOM: list[Classroom] = []
 
 
 class ClassRoutes:
     """An ASGI middleware: /class pages and API are answered here; `/?class=CODE` and `/?teach=1` lead to them;
     every other request goes on to Gradio."""
 
-    def __init__(self, app: ASGIApp, store: ClassroomStore) -> None:
+    def __init__(self, app: ASGIApp, store: ClassroomStore, games: bool = False) -> None:
         self.app = app
         trusted_proxies()  # a TRUSTED_PROXIES the server cannot read stops the start, not every request
         self.api = ClassApi(store)
-        ROOM[:] = [self.api.room]
+        if games:  # the app's one class service: the games it frames tell this one, and take its rounds' rules
+            ROOM[:] = [self.api.room]
         threading.Thread(target=self.sweep, daemon=True, name="class-sweep").start()
 
     def sweep(self) -> None:
