@@ -311,3 +311,50 @@ def test_a_class_the_teacher_can_trust(app_url: str, contexts) -> None:
 
     assert secret not in projector.content()
     assert not dialogs and not errors, (dialogs, errors)
+
+
+# --- overlapping polls (assets/ui/class.js newestOnly) --------------------------------------------------------------
+
+
+def test_a_view_that_left_before_a_removal_never_brings_the_student_back(app_url: str, contexts) -> None:
+    """The teacher's page polls every 600 ms and again after each action: a view the server answered before a removal
+    and that arrives after it (a slow network, a busy server) is dropped, never drawing the class as it was."""
+    import httpx
+
+    new, dialogs, errors = contexts
+    teacher = new("desktop")
+    teacher.goto(f"{app_url}?teach=1&lang=en")
+    teacher.wait_for_selector("#open:visible")
+    teacher.click("#open")
+    teacher.wait_for_function("document.querySelector('#code').textContent.length === 6")
+    code = teacher.text_content("#code")
+    for k, name in enumerate(("Ada", "Bo")):
+        joined = httpx.post(f"{app_url}class/api/join", json={"code": code, "nickname": name, "browser": f"b{k}"})
+        assert joined.status_code == 200, joined.text
+    teacher.wait_for_function("document.querySelector('#count').textContent === '2'")
+
+    held: list = []  # the next view the page asks for: answered by the server now, given to the page later
+    armed = [True]
+
+    def hold(route) -> None:
+        if armed[0] and '"action":"view"' in (route.request.post_data or ""):
+            armed[0] = False
+            held.append((route, route.fetch()))
+            return
+        route.continue_()
+
+    teacher.route("**/class/api/teacher", hold)
+    teacher.wait_for_timeout(700)  # the next poll has gone out, and is held
+    assert held, "no view was asked for"
+    teacher.locator("#members li", has_text="Bo").locator("button").click()  # removed; the page asks for a view
+    teacher.wait_for_function("document.querySelector('#count').textContent === '1'")
+    teacher.evaluate("""() => { window.__drawn = [];  // every list drawn from now on (a stale one lasts one poll)
+        new MutationObserver(() => window.__drawn.push([...document.querySelectorAll('#members li:not(.left) > span')]
+          .map((e) => e.textContent).join())).observe(document.querySelector('#members'), { childList: true }); }""")
+    route, answered_before = held[0]
+    route.fulfill(response=answered_before)  # the view from before the removal lands last
+    teacher.wait_for_timeout(1500)  # it, and two more polls, have been drawn or dropped by now
+    drawn = teacher.evaluate("window.__drawn")
+    assert all(names == "Ada" for names in drawn), f"the lists drawn after the removal: {drawn}"
+    assert teacher.text_content("#count") == "1"
+    assert not dialogs and not errors, (dialogs, errors)

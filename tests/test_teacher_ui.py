@@ -73,3 +73,14 @@ def test_a_bad_file_in_the_teachers_box_changes_nothing_but_its_message():
     assert set(answer) == {"teacher"} and "cannot be read as YAML or JSON" in answer["teacher"]["message"]
     answer = teacher_box.open_source(out["session"], out["saved"], {"source": "<script>alert(1)</script>"})
     assert "<script>" not in answer["teacher"]["message"]
+
+
+def test_the_box_is_left_open_or_shut_as_the_teacher_has_it_unless_it_answers() -> None:
+    """A view that lands after the teacher opened the box (a slow sandbox reading, a level's first view) must not shut
+    it: only an answer the box shows (a refusal, a level opened) says it is open."""
+    from dragon.levels.loader import get_level
+    from ui.teacher.view import teacher_props
+
+    for level in (get_level("2-1"), None):
+        assert "open" not in teacher_props(level, "en", {"level": "2-1"})
+        assert teacher_props(level, "en", {"level": "2-1"}, "said", opened=True)["open"] is True

@@ -51,6 +51,18 @@
     return fill(words, detail);
   }
   const refusal = (err) => notice(() => errorText(err), false, err?.error || "server");
+  // Polls overlap (one every 600 ms, one after each action): an answer is used only when no answer asked for later has
+  // been used, so a view that left the server before a removal or a new round never draws the class as it was.
+  function newestOnly(fetchView) {
+    let asked = 0, used = 0;
+    return async () => {
+      const n = ++asked;
+      const out = await fetchView();
+      if (n < used) return null;
+      used = n;
+      return out;
+    };
+  }
   async function api(name, body) {
     let response;
     try {
@@ -196,9 +208,12 @@
       $("open-projector").href = link;
     };
     showProjectorLink(projectorKey);
+    const viewNow = newestOnly(() => ask("view", { lang }));
     async function poll() {
       try {
-        view = await ask("view", { lang });
+        const fresh = await viewNow();
+        if (!fresh) return;
+        view = fresh;
         clearUnreachable();
         showProjectorLink(view.projector);
         drawClass(view, controls);
@@ -274,9 +289,12 @@
     let view = null;
     show("teach");
     if (!(await showQr(ask))) return;
+    const viewNow = newestOnly(() => ask("view", { lang }));
     async function poll() {
       try {
-        view = await ask("view", { lang });
+        const fresh = await viewNow();
+        if (!fresh) return;
+        view = fresh;
         clearUnreachable();
         drawClass(view, null);
       } catch (err) {
@@ -502,9 +520,12 @@
       clearUnreachable();
       for (const [key, body] of [...unsent]) throttled(key, () => body, true);
     }
+    const viewNow = newestOnly(() => api("student", { token: me.token, action: "view", lang }));
     async function poll() {
       try {
-        view = await api("student", { token: me.token, action: "view", lang });
+        const fresh = await viewNow();
+        if (!fresh) return;
+        view = fresh;
         backAgain();
         draw();
       } catch (err) {

@@ -66,12 +66,15 @@ def body_html(level: Level | None, lang: str, session: dict) -> str:
 
 
 def teacher_props(level: Level | None, lang: str, session: dict, message: str = "", opened: bool = False) -> dict:
-    """The box for what is on screen; hidden in an exam and in a live class's framed game (its answer key and reveal
-    are not for the class)."""
+    """The box for what is on screen, open when `opened` and otherwise as the teacher left it; hidden in an exam and in
+    a live class's framed game (its answer key and reveal are not for the class)."""
     if session.get("exam") or session.get("class"):
         return {"body": "", "title": "", "params": {}, "message": "", "open": False}
-    return {"body": body_html(level, lang, session), "title": esc(t("tb_title", lang)),
-            "params": link_params(level, session), "message": message, "open": opened}
+    out = {"body": body_html(level, lang, session), "title": esc(t("tb_title", lang)),
+           "params": link_params(level, session), "message": message}
+    if opened:  # opened to show an answer; otherwise open or shut as the teacher left it (an answer landing after
+        out["open"] = True  # they opened it must not shut it under their hand)
+    return out
 
 
 def errors_html(title: str, errors: list[str]) -> str:
