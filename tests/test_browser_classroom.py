@@ -17,7 +17,7 @@ from dragon.lessons import tower as tower_lesson
 from dragon.levels.claims import top_words
 from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
-from tests.test_browser import SIZES, in_view, open_page, shot, wait_score, win  # noqa: F401  (fixtures)
+from tests.test_browser import SIZES, in_view, open_codes, open_page, shot, wait_score, win  # noqa: F401  (fixtures)
 from tests.test_browser_chapter3 import MOBILE, open_lab, wait_text  # noqa: F401  (open_lab: a fixture)
 from ui.rooms import formula as formula_room
 from ui.rooms import fusion as fusion_room
@@ -295,7 +295,7 @@ def small_targets(page) -> list[str]:
 
 def test_phone_every_control_is_big_enough_to_tap(open_page, open_lab) -> None:  # noqa: F811
     page = open_page("level=2-1&lang=zh", "phone", **MOBILE)
-    page.locator("#codes summary").click()  # the progress code's box and buttons, open
+    open_codes(page)  # the progress code's box and buttons, open
     assert small_targets(page) == []
     win(page, "2-1", "zh")  # the won line's link and next-level button
     assert small_targets(page) == []

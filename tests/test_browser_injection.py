@@ -21,7 +21,7 @@ from dragon import api
 from dragon.config import HEADS
 from dragon.lessons.badge import clean_name
 from dragon.levels import teacher as teacher_levels
-from tests.test_browser import SIZES, shot, wait_ready  # noqa: F401  (browser: a fixture)
+from tests.test_browser import SIZES, open_codes, shot, wait_ready  # noqa: F401  (browser: a fixture)
 from tests.test_browser_teacher import ready_any  # whatever the link opened is drawn
 from tests.test_browser_teacher import set_gates as teacher_set_gates
 from ui.strings import t
@@ -449,7 +449,7 @@ def test_the_own_sentence_of_the_crystal_ball_renders_payloads_as_text(hostile) 
 def test_a_hostile_progress_code_is_refused_as_text(hostile) -> None:
     w = hostile("level=2-1&lang=en")
     page = w.page
-    page.locator("#codes summary").click()
+    open_codes(page)
     page.locator("#codes textarea").fill("DRAGON1-" + LONG)
     page.locator("#codes [data-act=import]").click()
     page.wait_for_function("(x) => document.querySelector('#codes .code-msg').textContent.includes(x)",

@@ -19,7 +19,7 @@ import pytest
 from dragon import game
 from dragon.levels.loader import get_level, load_levels
 from tests.a11y import audit, summary
-from tests.test_browser import in_view, open_page, shot, wait_ready  # noqa: F401  (fixtures)
+from tests.test_browser import in_view, open_codes, open_page, shot, wait_ready  # noqa: F401  (fixtures)
 from ui.strings import t
 
 pytestmark = pytest.mark.browser
@@ -253,7 +253,7 @@ def garbage_codes() -> dict[str, str]:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_garbage_code_is_refused_and_the_players_progress_stays(open_page, store, lang) -> None:  # noqa: F811
     page = open_page(f"level=2-1&lang={lang}")
-    page.locator("#codes summary").click()
+    open_codes(page)
     # a fresh browser: the code goes in at once, no question
     assert import_text(page, game.export_code(MINE), lang) == t("imported", lang)
     page.wait_for_function("document.querySelector('#top .xp').textContent.includes('★ 4/')")
@@ -283,7 +283,7 @@ def ask(page, code: str) -> None:
 @pytest.mark.parametrize("size, lang", [("desktop", "zh"), ("projector", "en"), ("phone", "zh"), ("phone", "en")])
 def test_a_code_over_other_progress_asks_and_only_replace_replaces(open_page, store, size, lang) -> None:  # noqa: F811
     page = open_page(f"level=2-1&lang={lang}&projector={int(size == 'projector')}", size)
-    page.locator("#codes summary").click()
+    open_codes(page)
     import_text(page, game.export_code(MINE), lang)
     page.wait_for_function("document.querySelector('#top .xp').textContent.includes('★ 4/')")
 
