@@ -46,16 +46,21 @@ def set_slider(page, selector: str, value: float) -> None:
         el.dispatchEvent(new Event("input", { bubbles: true })); }""", value)
 
 
+def open_class(new, app_url: str, size: str, query: str = "teach=1"):
+    """A teacher's page (`size`) opens a class by its button: (the page, the class's code)."""
+    teacher = new(size)
+    teacher.goto(f"{app_url}?{query}")
+    teacher.wait_for_selector("#open:visible")
+    teacher.click("#open")
+    teacher.wait_for_function("document.querySelector('#code').textContent.length === 6")
+    return teacher, teacher.text_content("#code")
+
+
 def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts) -> None:
     load_levels()
     new, dialogs, errors = contexts
-    teacher = new("projector")
-    teacher.goto(f"{app_url}?teach=1")
-    teacher.wait_for_selector("#open:visible")
+    teacher, code = open_class(new, app_url, "projector")
     assert "/class/teach" in teacher.url
-    teacher.click("#open")
-    teacher.wait_for_function("document.querySelector('#code').textContent.length === 6")
-    code = teacher.text_content("#code")
     teacher.wait_for_selector("#qr svg")
     assert teacher.text_content("#join-url").endswith(f"/?class={code}")
     assert "secret=" in teacher.url and teacher.input_value("#secret-link") == teacher.url
@@ -205,12 +210,7 @@ def refused_with(page, words: str) -> None:
 def test_a_class_the_teacher_can_trust(app_url: str, contexts) -> None:
     load_levels()
     new, dialogs, errors = contexts
-    teacher = new("desktop")
-    teacher.goto(f"{app_url}?teach=1")
-    teacher.wait_for_selector("#open:visible")
-    teacher.click("#open")
-    teacher.wait_for_function("document.querySelector('#code').textContent.length === 6")
-    code = teacher.text_content("#code")
+    teacher, code = open_class(new, app_url, "desktop")
     secret = dict(p.split("=", 1) for p in teacher.url.split("#", 1)[1].split("&"))["secret"]
     students = {name: join(new, app_url, code, name, "phone" if k == 0 else "desktop")
                 for k, name in enumerate(["小红", "Dan", "Eve", "Fay"])}
@@ -322,12 +322,7 @@ def test_a_view_that_left_before_a_removal_never_brings_the_student_back(app_url
     import httpx
 
     new, dialogs, errors = contexts
-    teacher = new("desktop")
-    teacher.goto(f"{app_url}?teach=1&lang=en")
-    teacher.wait_for_selector("#open:visible")
-    teacher.click("#open")
-    teacher.wait_for_function("document.querySelector('#code').textContent.length === 6")
-    code = teacher.text_content("#code")
+    teacher, code = open_class(new, app_url, "desktop", "teach=1&lang=en")
     for k, name in enumerate(("Ada", "Bo")):
         joined = httpx.post(f"{app_url}class/api/join", json={"code": code, "nickname": name, "browser": f"b{k}"})
         assert joined.status_code == 200, joined.text
