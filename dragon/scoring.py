@@ -148,12 +148,18 @@ def _toward_target(
 
 
 def improve(
-    reading: Reading, gates: torch.Tensor, target: torch.Tensor, s0: float, size: float = 0.25
+    reading: Reading,
+    gates: torch.Tensor,
+    target: torch.Tensor,
+    s0: float,
+    size: float = 0.25,
+    grad: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, float]:
-    """A better gate vector than `gates` (scoring s0), uphill along the gradient, else straight toward the target.
-    Each candidate is scored by one Scorer (the target's side worked out once: the same number as score)."""
+    """A better gate vector than `gates` (scoring s0), uphill along the gradient (`grad`: uphill's, when the caller
+    has it already), else straight toward the target. Each candidate is scored by one Scorer (the target's side
+    worked out once: the same number as score)."""
     scorer = Scorer(reading, target)
-    new, s1 = _step(scorer, gates, uphill(reading, gates, target), s0, size)
+    new, s1 = _step(scorer, gates, uphill(reading, gates, target) if grad is None else grad, s0, size)
     if s1 <= s0:
         new, s1 = _toward_target(scorer, gates, target, s0, size)
     return new, s1
@@ -177,7 +183,7 @@ def hint(reading: Reading, gates, target) -> Hint:
     if now >= PERFECT:
         h = int(grad.abs().argmax())
         return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(g), now, now, done=True)
-    new, after = improve(reading, g, t, now)
+    new, after = improve(reading, g, t, now, grad=grad)
     move = new - g
     h = int(move.abs().argmax())  # the head whose slider the better vector moves most
     return Hint(HEADS[h], 1 if move[h] >= 0 else -1, _rounded(new), now, after)

@@ -31,6 +31,25 @@ if WORKER or "DRAGON_DATA_DIR" not in os.environ:
     os.environ["DRAGON_DATA_DIR"] = tempfile.mkdtemp(prefix=f"dragon-test-data-{WORKER or 'main'}-")
 
 
+# What a test costs, roughly, by its marks (core-seconds on this 2-core machine): a browser test drives Chromium through
+# a page or more; a slow one trains, races or loads the real model; the rest are quick.
+COST = {"browser": 3.0, "slow": 1.0}
+QUICK = 0.02
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Modules heaviest first (by their tests' marks: COST), so that pytest-xdist's two workers, each taking the next
+    module as it finishes one (--dist loadfile, --no-loadscope-reorder), end together: the last modules handed out
+    are the quick ones. Within a module the order is as written."""
+    cost: dict = {}
+    for item in items:
+        marks = {m.name for m in item.iter_markers()}
+        weight = max((COST[m] for m in marks & COST.keys()), default=QUICK)
+        cost[item.module.__name__] = cost.get(item.module.__name__, 0.0) + weight
+    first = {name: i for i, name in enumerate(dict.fromkeys(item.module.__name__ for item in items))}
+    items.sort(key=lambda item: (-cost[item.module.__name__], first[item.module.__name__]))
+
+
 @pytest.fixture(scope="session")
 def app_server():
     """The real app, launched once for the API and browser tests: (its Blocks, its URL)."""
@@ -76,6 +95,13 @@ class Chromium:
             _CHROMIUM["browser"] = _CHROMIUM["playwright"].chromium.launch(executable_path=CHROMIUM, args=FLAGS)
             _CHROMIUM["idle"] = {}
         return _CHROMIUM["browser"]
+
+    def launch(self, executable: str):
+        """Another Chromium, started with this one's flags from `executable` (the caller closes it)."""
+        from tests.test_browser import FLAGS
+
+        self.real()
+        return _CHROMIUM["playwright"].chromium.launch(executable_path=executable, args=FLAGS)
 
     # A page the app has been loaded in before loads it again in a third of the time (its renderer and its compiled
     # scripts are warm: 0.5 s against 1.5 s on this machine), so a test's page is an idle one of a finished test

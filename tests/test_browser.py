@@ -18,9 +18,15 @@ from ui.rooms import sliders as play
 from ui.strings import head_label, head_name, t
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+# The browser the tests drive: CHROMIUM_PATH, else Debian's chromium-headless-shell (Chromium's own headless build,
+# the one Playwright runs headless by default: the same Blink, V8 and Skia at the same version as the chromium
+# package, without the full browser around them; a page costs it about a quarter less CPU), else the full chromium.
+# With --font-render-hinting=none (the full browser's default) the shell lays the app out box for box as the full
+# browser does; tests/test_browser_engines.py holds that wherever both are installed (CI installs both).
+FULL_CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium-headless-shell") or FULL_CHROMIUM
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+         "--disable-sync", "--no-first-run", "--disable-quic", "--font-render-hinting=none"]
 SIZES = {"desktop": (1366, 900), "projector": (1920, 1080), "phone": (390, 844)}
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
