@@ -22,7 +22,7 @@ from dragon.config import HEADS
 from dragon.lessons.badge import clean_name
 from dragon.levels import teacher as teacher_levels
 from tests.test_browser import SIZES, open_codes, shot, wait_ready  # noqa: F401  (browser: a fixture)
-from tests.test_browser_teacher import ready_any  # whatever the link opened is drawn
+from tests.test_browser_teacher import open_box, ready_any  # ready_any: whatever the link opened is drawn
 from tests.test_browser_teacher import set_gates as teacher_set_gates
 from ui.strings import t
 
@@ -178,13 +178,6 @@ def fair_target(text: str, lang: str = "en") -> dict[str, float]:
 def set_gates(page, target: dict[str, float]) -> None:
     """Type the target into the eight number boxes (each committed with Enter) and wait until the sliders hold it."""
     teacher_set_gates(page, [target.get(h, 0.0) for h in HEADS])
-
-
-def open_box(page) -> None:
-    page.wait_for_selector("#teacher summary")
-    if not page.locator("#teacher details[open]").count():
-        page.click("#teacher summary")
-    page.wait_for_selector("#teacher [data-act=open]", state="visible")
 
 
 # --- the watcher itself ---------------------------------------------------------------------------------------------

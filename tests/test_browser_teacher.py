@@ -132,6 +132,27 @@ def test_the_reveal_moves_the_sliders_to_the_target(open_any):
     assert float(page.locator("#panel .score-value").text_content()) > 99.9
 
 
+def test_the_teachers_box_stays_open_or_shut_as_the_teacher_left_it_across_a_redraw(open_any):
+    """Opened, it stays open through the other language and a new level (each redraws it); shut, it stays shut."""
+    page = open_any("level=2-1&lang=en")
+    open_box(page)
+    for lang, level in (("zh", "2-1"), ("zh", "2-2"), ("en", "2-2")):
+        title = t("tb_title", lang)
+        if page.locator("#top .level-pick").input_value() != level:
+            page.select_option("#top .level-pick", level)
+        page.click(f"#top button[data-lang={lang}]")
+        page.wait_for_function("([x, lv]) => document.querySelector('#teacher summary').textContent.includes(x) && "
+                               "document.querySelector('#top .level-pick').value === lv", arg=[title, level])
+        page.wait_for_timeout(300)  # a late answer would shut it here
+        assert page.locator("#teacher details[open]").count() == 1, (lang, level)
+    page.click("#teacher summary")
+    page.click("#top button[data-lang=zh]")
+    page.wait_for_function("(x) => document.querySelector('#teacher summary').textContent.includes(x)",
+                           arg=t("tb_title", "zh"))
+    page.wait_for_timeout(300)
+    assert page.locator("#teacher details[open]").count() == 0
+
+
 def test_a_pasted_pack_opens_and_a_bad_one_is_refused_with_every_reason(open_any):
     page = open_any("level=2-1&lang=en")
     open_box(page)

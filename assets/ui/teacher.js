@@ -44,6 +44,11 @@ element.addEventListener("click", (event) => {
   }
 });
 
+// Open or shut as the teacher left it: a redraw (a new level, the other language) draws the box from `open`.
+element.addEventListener("toggle", (event) => {
+  if (event.target.matches("details")) props.open = event.target.open;
+}, true);
+
 // An uploaded file is read here and put in the text box, where the teacher sees it before opening it.
 element.addEventListener("change", (event) => {
   const input = event.target;
