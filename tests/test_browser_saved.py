@@ -51,26 +51,33 @@ def _key_iv(secret: str, salt: bytes) -> tuple[bytes, bytes]:
 
 
 AES = """async ([mode, key, iv, data]) => {
-  const k = await crypto.subtle.importKey('raw', new Uint8Array(key), 'AES-CBC', false, [mode]);
-  const out = await crypto.subtle[mode]({name: 'AES-CBC', iv: new Uint8Array(iv)}, k,
-    mode === 'encrypt' ? new TextEncoder().encode(data) : new Uint8Array(data));
-  return Array.from(new Uint8Array(out));
-}"""
+  const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const k = await crypto.subtle.importKey('raw', bytes(key), 'AES-CBC', false, [mode]);
+  const out = new Uint8Array(await crypto.subtle[mode]({name: 'AES-CBC', iv: bytes(iv)}, k,
+    mode === 'encrypt' ? new TextEncoder().encode(data) : bytes(data)));
+  let text = '';
+  for (let i = 0; i < out.length; i += 0x8000) text += String.fromCharCode(...out.subarray(i, i + 0x8000));
+  return btoa(text);
+}"""  # bytes cross as base64 both ways (a megabyte as a list of numbers took seconds to pass through Playwright)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
 
 
 def encrypt(page, secret: str, value) -> str:
     """What gr.BrowserState stores for `value`: base64(iv) ':' base64("Salted__" salt ciphertext) of its JSON."""
     salt = os.urandom(8)
     key, iv = _key_iv(secret, salt)
-    ciphertext = bytes(page.evaluate(AES, ["encrypt", list(key), list(iv), json.dumps(value)]))
-    return base64.b64encode(os.urandom(16)).decode() + ":" + base64.b64encode(b"Salted__" + salt + ciphertext).decode()
+    ciphertext = base64.b64decode(page.evaluate(AES, ["encrypt", _b64(key), _b64(iv), json.dumps(value)]))
+    return _b64(os.urandom(16)) + ":" + _b64(b"Salted__" + salt + ciphertext)
 
 
 def decrypt(page, secret: str, stored: str):
     raw = base64.b64decode(stored.split(":")[1])
     assert raw[:8] == b"Salted__"
     key, iv = _key_iv(secret, raw[8:16])
-    return json.loads(bytes(page.evaluate(AES, ["decrypt", list(key), list(iv), list(raw[16:])])).decode())
+    return json.loads(base64.b64decode(page.evaluate(AES, ["decrypt", _b64(key), _b64(iv), _b64(raw[16:])])).decode())
 
 
 def stored_progress(page, store) -> game.Loaded:
