@@ -51,6 +51,20 @@ def test_every_string_in_both_languages_and_no_clash_with_gradio_keys() -> None:
     assert all(key.startswith("common.") for key in GRADIO_STRINGS)  # …except the status words Gradio leaves raw
 
 
+def test_the_page_carries_every_string_gradio_shows_and_no_other() -> None:
+    """gr.I18n is given the strings Gradio's components show (I18N_KEYS): every i18n_key the UI names, and only those
+    (our own HTML is drawn with t() on the server)."""
+    import re
+    from pathlib import Path
+
+    from ui.strings import I18N_KEYS
+
+    ui = Path(__file__).resolve().parent.parent / "ui"
+    named = {m for f in ui.rglob("*.py") for m in re.findall(r"i18n_key\(['\"]([^'\"]+)['\"]\)", f.read_text("utf-8"))}
+    assert named and named == set(I18N_KEYS)
+    assert set(i18n_tables()["en"]) == {f"mhd_{k}" for k in I18N_KEYS} | {"common.complete", "common.error"}
+
+
 def test_boot_opens_a_linked_level_in_the_linked_language() -> None:
     view = handlers.boot('{"lang": "en", "level": "2-3", "projector": true}', None)
     assert view["session"] == {"level": "2-3", "lang": "en"} and "On the Stork Tower" in view["top"]["story"]

@@ -843,13 +843,18 @@ def i18n_key(key: str) -> str:
     return I18N_PREFIX + key
 
 
-def i18n_tables() -> dict[str, dict[str, str]]:
-    """The same strings for gr.I18n: {'zh-CN': {...}, 'en': {...}}, every key prefixed (the live class's own page
-    takes its class.* words from class_tables, not from the game's page)."""
+# The strings Gradio's own components show through gr.I18n (ui/layout.py): every other string is drawn into our HTML by
+# the handlers with t(), so the page's config carries only these (all 629 in three locales were 236 KB of each page's
+# 328 KB, parsed on every load); tests/test_ui.py holds that every i18n_key the UI names is here.
+I18N_KEYS = ("api_note",)
+
+
+def i18n_tables(keys: tuple[str, ...] = I18N_KEYS) -> dict[str, dict[str, str]]:
+    """The strings gr.I18n shows, from the same table: {'zh-CN': {...}, 'zh': {...}, 'en': {...}}, every key prefixed,
+    and Gradio's own status words its tables leave raw."""
     tables: dict[str, dict[str, str]] = {"zh-CN": {}, "zh": {}, "en": {}}
-    for key, (zh, en) in STRINGS.items():
-        if key.startswith("class."):
-            continue
+    for key in keys:
+        zh, en = STRINGS[key]
         tables["zh-CN"][i18n_key(key)] = tables["zh"][i18n_key(key)] = zh
         tables["en"][i18n_key(key)] = en
     for key, (zh, en) in GRADIO_STRINGS.items():  # Gradio's own status words, which its tables leave as raw keys
