@@ -211,6 +211,15 @@ def race(lengths: list[int]) -> dict:
     return core_api.race(lengths)
 
 
+def long_scroll(lengths: list[int], window: int = 8) -> dict:
+    """Full attention against a sliding window of `window` words on each side (1–64) plus one global position, timed
+    now on the serving device at each length (at most 8 lengths, each 2–16,384): full_ms and sparse_ms (medians of 5),
+    their ranges, full_bytes (h·T²·4) and sparse_bytes, max_abs_diff from the full output, kernel_diff (the banded
+    kernel against the same pattern computed densely), crossing, and heads: each head's share of links kept inside
+    a window of 4 words on the lesson's texts, per language."""
+    return core_api.long_scroll(lengths, window)
+
+
 def fusion(text: str, lang: str = "auto") -> dict:
     """concat → W^O → residual on a text, with W^O and the residual switched on and off: keep_with_residual and
     keep_without_residual (per-token mean cosine of output to input), switches, and which heads reach each dim."""
@@ -269,7 +278,8 @@ def check_level(level: str) -> dict:
 
 ENDPOINTS = {
     "levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze,
-    "head_math": head_math, "race": race, "fusion": fusion, "heads_experiment": heads_experiment,
+    "head_math": head_math, "race": race, "long_scroll": long_scroll, "fusion": fusion,
+    "heads_experiment": heads_experiment,
     "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "positions": positions,
     "check_level": check_level,
 }
@@ -327,7 +337,7 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
         c["codes"].import_code(fn, state, out, **quiet)
         for name, endpoint in ENDPOINTS.items():
-            group = TIMED if name in ("race", "heads_experiment", "grow") else REAL_MODEL if name in (
+            group = TIMED if name in ("race", "long_scroll", "heads_experiment", "grow") else REAL_MODEL if name in (
                 "crystal_ball", "tower") else {}
             gr.api(api_error(endpoint), api_name=name, **group)
     demo.i18n_for_launch = i18n

@@ -13,6 +13,7 @@ from dragon.lessons import facts as facts_table
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import growing as growing_lesson
 from dragon.lessons import head_math as head_math_lesson
+from dragon.lessons import long_scroll as long_scroll_lesson
 from dragon.lessons import own_sentence as own_sentence_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
@@ -213,6 +214,23 @@ def race(lengths: list[int] | None = None) -> dict:
     each ≤ 2048): medians in ms, the speed-up, and the matmul FLOPs of each path (equal). It runs in the server's
     lane (dragon/runtime/lane.py), so no other race or training shares its clock."""
     return RUNS.race(lengths)
+
+
+def long_scroll(lengths: list[int] | None = None, window: int = 8) -> dict:
+    """3-5 the long scroll: full attention (softmax(QKᵀ/√d_head)V, its h × T × T scores) against a sliding window of
+    `window` words on each side plus one global position, computed in O(T·w), timed now on the best device at each
+    length (≤ 8 lengths, each 2…16,384; default 64 … 4,096) in the server's lane: medians and ranges of 5 interleaved
+    runs in ms, the score matrices' bytes, the largest difference from the full output, where the curves cross, and
+    the dragon's eight heads through a window of 4 words on the lesson's texts (the share of their links kept)."""
+    result = RUNS.long_scroll(lengths, window)
+    heads = {lang: long_scroll_lesson.heads_through_window(scroll_readings(lang)) for lang in ("zh", "en")}
+    return {**result, "crossing": long_scroll_lesson.crossing(result), "heads": heads}
+
+
+def scroll_readings(lang: str) -> list[Reading]:
+    """The dragon's readings of the lesson's own texts in one language (chapter 2's poems, papers and dialogues): what
+    3-5 reads the heads through a window on."""
+    return [level_reading(lv, lang) for c in load_levels() for lv in c.levels if lv.sliders]
 
 
 def race_reference(length: int) -> dict:

@@ -1,4 +1,5 @@
-"""The lessons' runs as the server runs them: 3-2's races, 3-4's experiment, 4-3's growth and 4-4's pruning, each in
+"""The lessons' runs as the server runs them: 3-2's races, 3-5's long scroll, 3-4's experiment, 4-3's growth and 4-4's
+pruning, each in
 a lane and kept once per server, at the sizes it was given (`Runs`: sizes and lane passed in, never patched)."""
 
 import dataclasses
@@ -8,6 +9,7 @@ from collections.abc import Callable, Mapping
 
 from dragon.lessons import growing as growing_lesson
 from dragon.lessons import heads_experiment as heads_lesson
+from dragon.lessons import long_scroll as long_scroll_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import race as race_lesson
 from dragon.runtime.device import best_device
@@ -78,6 +80,17 @@ class Runs:
         lengths, T = race_lesson.check_lengths(lengths), race_lesson.check_lengths([guess_at])[0]
         both = lambda report: {"result": self.timed_race(lengths, report), "reference": self.race_reference(T)}  # noqa: E731
         return self.lane.submit(f"race/{secrets.token_hex(8)}", both, "race", level="3-2")
+
+    # --- 3-5: the long scroll -------------------------------------------------------------------------------------
+
+    def long_scroll(self, lengths: list[int] | None = None, window: int = long_scroll_lesson.WINDOW) -> dict:
+        """Full against sliding-window attention, timed now on the best device in the lane (no other run shares its
+        clock), and the dragon's heads through a window of HEAD_WINDOW words on the lesson's texts."""
+        lengths = long_scroll_lesson.check_lengths(list(long_scroll_lesson.LENGTHS) if lengths is None else lengths)
+        w = long_scroll_lesson.check_window(window)
+        timed = on_gpu(duration=60)(long_scroll_lesson.measure)
+        run = lambda report: timed(lengths, w, progress=report)  # noqa: E731
+        return self.lane.run_now(f"scroll/{secrets.token_hex(8)}", run, "race", level="3-5")
 
     # --- 3-4: how many heads ---------------------------------------------------------------------------------------
 

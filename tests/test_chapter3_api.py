@@ -1,5 +1,5 @@
-"""Chapter 3's public endpoints through the real app with gradio_client: head_math, race, fusion, heads_experiment,
-with clear errors for bad input (and the server keeps serving)."""
+"""Chapter 3's public endpoints through the real app with gradio_client: head_math, race, long_scroll, fusion,
+heads_experiment, with clear errors for bad input (and the server keeps serving)."""
 
 import pytest
 from gradio_client import Client
@@ -13,7 +13,8 @@ EN = "The teacher told the students that they should study hard."
 
 def test_api_page_lists_the_chapter_three_endpoints(client: Client) -> None:
     info = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    assert {"/head_math", "/race", "/fusion", "/heads_experiment"} <= set(info)
+    assert {"/head_math", "/race", "/long_scroll", "/fusion", "/heads_experiment"} <= set(info)
+    assert [p["parameter_name"] for p in info["/long_scroll"]["parameters"]] == ["lengths", "window"]
     assert [p["parameter_name"] for p in info["/head_math"]["parameters"]] == ["text", "lang", "word", "head"]
     assert info["/heads_experiment"]["parameters"] == []  # no progress parameter on the API
 
@@ -30,6 +31,13 @@ def test_race(client: Client) -> None:
     assert {"device", "lengths", "loop_ms", "batched_ms", "speedup", "flops_loop", "flops_batched"} <= set(r)
     assert r["lengths"] == [16, 64] and r["flops_loop"] == r["flops_batched"] and r["device"] == "cpu"
     assert all(v > 0 for v in r["loop_ms"] + r["batched_ms"] + r["speedup"])
+
+
+def test_long_scroll(client: Client) -> None:
+    r = client.predict([64, 256], 4, api_name="/long_scroll")
+    assert r["lengths"] == [64, 256] and r["window"] == 4 and r["device"] == "cpu" and r["repeats"] == 5
+    assert r["full_bytes"] == [8 * T * T * 4 for T in (64, 256)]  # h × T × T float32 scores
+    assert all(d <= 1e-4 for d in r["kernel_diff"]) and set(r["heads"]) == {"zh", "en"}
 
 
 def test_fusion(client: Client) -> None:
@@ -54,6 +62,9 @@ def test_heads_experiment(client: Client) -> None:
         ("/race", ([4096],), r"in 1…2048, not 4096"),
         ("/race", (list(range(1, 10)),), "at most 8 lengths"),
         ("/race", ([],), "non-empty list"),
+        ("/long_scroll", ([], 8), "non-empty list"),
+        ("/long_scroll", ([64, 20000], 8), "each length must be in 2…16384"),
+        ("/long_scroll", ([64], 0), "window must be in 1…64"),
         ("/head_math", (ZH, "zh", "猫", "time"), "'猫' is not a token of the text; its tokens are: 昨天 / 在"),
         ("/head_math", (ZH, "zh", "公园", "cat"), "unknown head 'cat'"),
         ("/head_math", ("", "zh", "a", "time"), "text is empty"),
