@@ -57,6 +57,7 @@ LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the endpoints that race or train wait for the server's lane (dragon/runtime/lane.py runs one at a time); at most two
 # such calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
+LANE_RUNS = ("race", "long_scroll", "heads_experiment", "grow", "heal")  # the endpoints TIMED holds
 REAL_MODEL = {"concurrency_limit": 2, "concurrency_id": "real-model"}  # the pretrained model: two calls at a time
 # Gradio keeps each session's state (a copy of the page's config, ≈64 KB, and the player's attempt) until this many
 # newer sessions have been used: the bound on that memory. An API call is a session of its own.
@@ -260,6 +261,13 @@ def prune(active: list[int]) -> dict:
     return core_api.prune(active)
 
 
+def heal(active: list[int], seed: int = 0) -> dict:
+    """4-4's heal: 4-3's trained model (that seed, 0…2³¹−1) with its 8 heads switched on (1) or off (0), fine-tuned for
+    300 steps with the off heads held at zero, beside the full model given the same steps: pruned_accuracy,
+    healed_accuracy, full_after_accuracy, back_share (the share of the loss that came back) and the curves."""
+    return core_api.heal(active, core_api.public_seed(seed))  # a class exam's seeds (≥ 2³¹) are no caller's
+
+
 def positions(text: str, lang: str = "auto") -> dict:
     """The text and its subject/object swap (我爱你 → 你爱我) through the dragon without positions
     (max_diff_unpermuted_no_positions ~1e-7: the same vectors, permuted) and with sinusoidal positions
@@ -280,7 +288,7 @@ ENDPOINTS = {
     "levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze,
     "head_math": head_math, "race": race, "long_scroll": long_scroll, "fusion": fusion,
     "heads_experiment": heads_experiment,
-    "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "positions": positions,
+    "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "heal": heal, "positions": positions,
     "check_level": check_level,
 }
 
@@ -337,8 +345,7 @@ def build_app() -> gr.Blocks:
         fn, out = wire(c, handlers.import_code, PAGE_AND_CODES, event_data=2)
         c["codes"].import_code(fn, state, out, **quiet)
         for name, endpoint in ENDPOINTS.items():
-            group = TIMED if name in ("race", "long_scroll", "heads_experiment", "grow") else REAL_MODEL if name in (
-                "crystal_ball", "tower") else {}
+            group = TIMED if name in LANE_RUNS else REAL_MODEL if name in ("crystal_ball", "tower") else {}
             gr.api(api_error(endpoint), api_name=name, **group)
     demo.i18n_for_launch = i18n
     count_inputs(demo)

@@ -4,7 +4,18 @@
 from collections.abc import Callable
 
 from dragon import chapter1
-from dragon.lessons import crystal_ball, fusion, growing, head_math, heads_experiment, positions, pruning, race, tower
+from dragon.lessons import (
+    crystal_ball,
+    fusion,
+    growing,
+    head_math,
+    heads_experiment,
+    long_scroll,
+    positions,
+    pruning,
+    race,
+    tower,
+)
 from dragon.levels.level import Level
 from dragon.runs import RUNS
 
@@ -19,6 +30,7 @@ QUESTIONS: dict[str, Questions] = {
     "race": lambda level, lang: race.questions(RUNS.race_reference(level.guess_at), RUNS.race(list(level.lengths))),
     "fusion": fusion.questions,
     "heads": lambda level, lang: heads_experiment.questions(RUNS.heads_experiment(0)),
+    "scroll": lambda level, lang: long_scroll.questions(RUNS.long_scroll(), RUNS.scroll_heads(lang)),
     # chapter 4: the real pretrained model, and heads trained live (4-4 prunes 4-3's run)
     "crystal": lambda level, lang: crystal_ball.questions(level),
     "tower": lambda level, lang: tower.questions(tower.tower()),

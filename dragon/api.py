@@ -223,14 +223,18 @@ def long_scroll(lengths: list[int] | None = None, window: int = 8) -> dict:
     runs in ms, the score matrices' bytes, the largest difference from the full output, where the curves cross, and
     the dragon's eight heads through a window of 4 words on the lesson's texts (the share of their links kept)."""
     result = RUNS.long_scroll(lengths, window)
-    heads = {lang: long_scroll_lesson.heads_through_window(scroll_readings(lang)) for lang in ("zh", "en")}
+    heads = {lang: RUNS.scroll_heads(lang) for lang in ("zh", "en")}
     return {**result, "crossing": long_scroll_lesson.crossing(result), "heads": heads}
 
 
-def scroll_readings(lang: str) -> list[Reading]:
-    """The dragon's readings of the lesson's own texts in one language (chapter 2's poems, papers and dialogues): what
-    3-5 reads the heads through a window on."""
-    return [level_reading(lv, lang) for c in load_levels() for lv in c.levels if lv.sliders]
+def long_scroll_run(lengths: list[int], window: int = 8) -> Run:
+    """3-5's measurement for one press of its button, in the lane: full against windowed attention, timed now."""
+    return RUNS.long_scroll_run(lengths, window)
+
+
+def scroll_heads(lang: str) -> dict:
+    """The dragon's eight heads through 3-5's window of 4 words on the lesson's texts in one language (made once)."""
+    return RUNS.scroll_heads(check_lang(lang))
 
 
 def race_reference(length: int) -> dict:
@@ -337,6 +341,13 @@ def prune_best(seed: int = 0) -> dict:
     """The pruning answer: the most heads off at ≥ 90 % of full accuracy over all 2⁸ subsets, and the most alike
     pair of heads."""
     return RUNS.prune_best(seed)
+
+
+def heal(active: list[int] | None = None, seed: int = 0) -> dict:
+    """4-4's heal: 4-3's model (that seed) pruned to these switches (None: the best pruning) and fine-tuned for 300
+    steps with the switched-off heads held at zero, beside the full model given the same steps: pruned, healed, full
+    and full-after accuracy, back_share (how much of what the pruning lost came back) and both accuracy curves."""
+    return RUNS.heal(active, seed)
 
 
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:

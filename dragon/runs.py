@@ -7,11 +7,14 @@ import os
 import secrets
 from collections.abc import Callable, Mapping
 
+from dragon.engine import default_dragon
 from dragon.lessons import growing as growing_lesson
 from dragon.lessons import heads_experiment as heads_lesson
+from dragon.lessons import healing as healing_lesson
 from dragon.lessons import long_scroll as long_scroll_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import race as race_lesson
+from dragon.levels.loader import load_levels
 from dragon.runtime.device import best_device
 from dragon.runtime.gpu import on_gpu
 from dragon.runtime.lane import LANE, Lane, Run
@@ -25,12 +28,14 @@ class Sizes:
     experiment: heads_lesson.Experiment = dataclasses.field(default_factory=heads_lesson.Experiment)
     grow_steps: int = growing_lesson.Growth().ex.steps
     pruned_steps: int = growing_lesson.Growth().ex.steps  # the run 4-4 prunes (pruning.trained): never shortened
+    scroll_lengths: tuple[int, ...] = long_scroll_lesson.LENGTHS  # the lengths 3-5 times
 
 
 FULL = Sizes()  # what the app trains
-# the test suite's one short configuration, shared by all its tests: 3-4 still ranks its heads apart and 4-3 still
+# the test suite's one short configuration, shared by all its tests: 3-4 still ranks its heads apart, 3-5's curves
+# still cross (tests/test_long_scroll.py holds its findings at the full lengths) and 4-3 still
 # reaches every stage (tests/test_fair.py and tests/test_chapter45.py hold both)
-SHORT = Sizes(heads_lesson.Experiment(steps=150, curve_points=15), 400)
+SHORT = Sizes(heads_lesson.Experiment(steps=150, curve_points=15), 400, scroll_lengths=(64, 128, 256, 512, 1024))
 NAMED = {"full": FULL, "short": SHORT}
 
 
@@ -86,11 +91,30 @@ class Runs:
     def long_scroll(self, lengths: list[int] | None = None, window: int = long_scroll_lesson.WINDOW) -> dict:
         """Full against sliding-window attention, timed now on the best device in the lane (no other run shares its
         clock), and the dragon's heads through a window of HEAD_WINDOW words on the lesson's texts."""
-        lengths = long_scroll_lesson.check_lengths(list(long_scroll_lesson.LENGTHS) if lengths is None else lengths)
+        lengths = long_scroll_lesson.check_lengths(list(self.sizes.scroll_lengths) if lengths is None else lengths)
         w = long_scroll_lesson.check_window(window)
         timed = on_gpu(duration=60)(long_scroll_lesson.measure)
         run = lambda report: timed(lengths, w, progress=report)  # noqa: E731
         return self.lane.run_now(f"scroll/{secrets.token_hex(8)}", run, "race", level="3-5")
+
+    @staticmethod
+    def scroll_heads(lang: str) -> dict:
+        """The dragon's heads through a window of HEAD_WINDOW words on the lesson's texts in one language (chapter 2's
+        poems, papers and dialogues): fixed by the texts, so made once per server."""
+        def compute() -> dict:
+            dragon = default_dragon()
+            readings = [dragon.read(lv.text[lang], lv.reads_as(lang)) for c in load_levels() for lv in c.levels
+                        if lv.sliders]
+            return long_scroll_lesson.heads_through_window(readings)
+
+        return once(("scroll-heads", lang, long_scroll_lesson.HEAD_WINDOW), compute)
+
+    def long_scroll_run(self, lengths: list[int], window: int = long_scroll_lesson.WINDOW) -> Run:
+        """3-5's measurement for one press of its button, in the lane (timed now: a run of its own)."""
+        lengths, w = long_scroll_lesson.check_lengths(lengths), long_scroll_lesson.check_window(window)
+        timed = on_gpu(duration=60)(long_scroll_lesson.measure)
+        run = lambda report: timed(lengths, w, progress=report)  # noqa: E731
+        return self.lane.submit(f"scroll/{secrets.token_hex(8)}", run, "race", level="3-5")
 
     # --- 3-4: how many heads ---------------------------------------------------------------------------------------
 
@@ -144,6 +168,20 @@ class Runs:
         seed = growing_lesson.check_seed(seed)
         self.grow(self.sizes.pruned_steps, seed)
         return pruning_lesson.best_pruning(seed)
+
+    def heal(self, active: list[int] | None = None, seed: int = 0) -> dict:
+        """4-4's heal of these switches (None: the best pruning's), in the lane after the model it prunes; fixed by the
+        switches and the seed, so made once per server and shared."""
+        seed = growing_lesson.check_seed(seed)
+        if active is not None:
+            active = [int(a) for a in pruning_lesson.check_active(active, growing_lesson.Growth().heads)]
+        self.grow(self.sizes.pruned_steps, seed)
+        active = pruning_lesson.best_pruning(seed)["patterns"][0] if active is None else active
+        memo = ("heal", tuple(active), seed, healing_lesson.HEAL_STEPS, str(best_device()))
+        train = on_gpu(duration=60)(healing_lesson.heal)
+        compute = lambda report: once(memo, lambda: train(active, seed, progress=report))  # noqa: E731
+        key = f"heal/{''.join(map(str, active))}/seed={seed}/{memo[-1]}"
+        return self.lane.run_now(key, compute, "train", level="4-4", seed=seed, known=known(memo))
 
 
 RUNS = Runs(sizes_from(os.environ))  # the server's runs: the app's sizes unless DRAGON_RUNS says "short" (the tests)

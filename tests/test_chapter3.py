@@ -73,10 +73,10 @@ def short_experiment(short_result: dict) -> dict:
 # --- the level file -------------------------------------------------------------------------------------------
 
 
-def test_chapter_three_has_the_four_labs() -> None:
+def test_chapter_three_has_the_five_labs() -> None:
     chapter = next(c for c in load_levels() if c.number == 3)
     assert [(lv.id, lv.kind) for lv in chapter.levels] == [
-        ("3-1", "formula"), ("3-2", "race"), ("3-3", "fusion"), ("3-4", "heads")]
+        ("3-1", "formula"), ("3-2", "race"), ("3-3", "fusion"), ("3-4", "heads"), ("3-5", "scroll")]
     formula, race = get_level("3-1"), get_level("3-2")
     assert {len(formula.rounds["zh"]), len(formula.rounds["en"])} == {3}
     assert race.guess_at in race.lengths and list(race.lengths) == sorted(race.lengths)

@@ -226,8 +226,8 @@ def measured_numbers(question: dict) -> list[float]:
     return [float(v) for v in flat if isinstance(v, float) and not float(v).is_integer()]
 
 
-LABS = [lv for lv in all_levels().values() if lv.kind in ("formula", "race", "fusion", "heads", "crystal", "tower",
-                                                                "grow", "prune", "positions")]
+LABS = [lv for lv in all_levels().values() if lv.kind in ("formula", "race", "fusion", "heads", "scroll", "crystal",
+                                                                "tower", "grow", "prune", "positions")]
 
 
 @pytest.mark.slow

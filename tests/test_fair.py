@@ -11,6 +11,7 @@ import pytest
 from dragon import api, game, margins
 from dragon.answer_keys import QUESTIONS
 from dragon.lessons import head_math as head_math_lesson
+from dragon.lessons import long_scroll
 from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, all_levels, get_level
 from dragon.runs import RUNS
@@ -38,6 +39,9 @@ def check_margins(out: dict, level_id: str) -> None:
         elif q["unit"] == "factor range":  # a timed answer: scored against the whole range of repeated runs
             lo, hi = q["accepted"]
             assert 0 < lo <= hi and q["margin"] == pytest.approx(hi / lo, abs=1e-3) and len(q["measured"]) >= 5
+        elif q["unit"] == "timed ranges apart":  # where timed curves cross: decided only where every run is apart
+            assert q["measured"]["repeats"] >= 5 and (q["margin"] > 1 if q["measured"]["from"] else "never" in
+                                                      q["accepted"]), (level_id, q)
         else:
             need = NEEDS[q["unit"]]
             assert q["margin"] is not None and (math.isinf(q["margin"]) or q["margin"] >= need), (level_id, q)
@@ -69,7 +73,8 @@ def test_explain_refuses_unknown_levels_and_languages() -> None:
 
 WORST = {"o0": "residual", "o1": "w_o", "o2": "concat", "keep": "2", "reach": "0"}  # 3-3: every prediction wrong
 READ_LEVELS = {"3-2": ("race", {"guess": "1000"}), "3-3": ("predict", WORST),
-               "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))})}
+               "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))}),
+               "3-5": ("scroll", {"cross": "never", "heads": "8"})}
 
 
 @pytest.mark.slow
@@ -87,7 +92,8 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
     ran = answered(act, state, saved, worst)  # a race or a training: as the page does, until its run is done
     field = "work" if level.kind == "race" else "read"
     options = {"race": race_lesson.WORK, "fusion": [str(i) for i in range(len(game.REACH_BUCKETS) + 1)],
-               "heads": [str(h) for h in RUNS.sizes.experiment.heads]}[level.kind]
+               "heads": [str(h) for h in RUNS.sizes.experiment.heads],
+               "scroll": [str(i) for i in range(len(long_scroll.READ_FACTORS))]}[level.kind]
     passed = set()
     for option in options:
         out = rooms.answer("check", ran["session"], ran["saved"], {field: option})

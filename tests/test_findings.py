@@ -22,6 +22,7 @@ from dragon.engine import default_dragon
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import head_math as head_math_lesson
 from dragon.lessons import heads_experiment as heads_lesson
+from dragon.lessons import long_scroll as long_scroll_lesson
 from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, get_level
 from dragon.runs import RUNS
@@ -37,7 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHORT = RUNS.sizes.experiment  # the tests' run of 3-4 (dragon/runs.py SHORT; see the module's docstring)
 SEEDS = (0, 1, 2)
 RACES = 5
-LESSONS = {"3-1": head_math_lesson, "3-2": race_lesson, "3-3": fusion_lesson, "3-4": heads_lesson}
+LESSONS = {"3-1": head_math_lesson, "3-2": race_lesson, "3-3": fusion_lesson, "3-4": heads_lesson,
+           "3-5": long_scroll_lesson}
 
 
 def failures(lesson, m: dict) -> list[str]:
@@ -215,10 +217,14 @@ NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, 
     "h_setup", "h_params_title", "h_heads", "h_dhead", "h_params", "h_formula", "h_rank_q", "h_place", "h_go", "h_bad",
     "h_result", "h_chart", "h_x", "h_y", "h_acc_title", "h_your_rank", "h_read_q", "h_read_label",
     "h_read_result",
+    "ls_setup", "ls_q_cross", "ls_never", "ls_q_heads", "ls_go", "ls_result", "ls_k_cross", "ls_k_heads", "ls_measured",
+    "ls_cross_at", "ls_read_q", "ls_read_label", "ls_read0", "ls_read1", "ls_read2", "ls_read_result", "ls_chart",
+    "ls_x", "ls_y", "ls_full", "ls_sparse", "ls_tip", "ls_bytes_title", "ls_full_bytes", "ls_sparse_bytes", "ls_diff",
+    "ls_heads_title",
     # the second predictions (ui/rooms/rethinks.py): their questions and the lines that print what they measured
     "r_rt_setup", "r_rt_result", "u_rt_setup", "u_rt_off", "u_rt_on", "u_rt_mark", "h_rt_setup",
 }
-CHAPTER3 = re.compile(r"^(f|r|u|h)_|^same_map$")
+CHAPTER3 = re.compile(r"^(f|r|u|h|ls)_|^same_map$")
 
 
 def finding_keys() -> dict[str, findings.Finding]:
@@ -252,7 +258,7 @@ def test_findings_name_real_sentences_and_levels() -> None:
 def test_sentences_with_alternatives_reach_the_page_only_through_pick() -> None:
     """A sentence of a group is true only of some measurements: the UI names it only through findings.pick, never as
     a literal key (a literal would show it whatever was measured)."""
-    pages = ("formula.py", "race.py", "heads.py", "fusion.py", "formula_drawing.py")
+    pages = ("formula.py", "race.py", "heads.py", "fusion.py", "formula_drawing.py", "scroll.py")
     code = "".join((ROOT / "ui" / "rooms" / f).read_text(encoding="utf-8") for f in pages)
     grouped = [f.key for f in finding_keys().values() if f.group]
     assert grouped and [k for k in grouped if re.search(rf"[\"']{k}[\"']", code)] == []

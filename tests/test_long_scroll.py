@@ -11,7 +11,13 @@ from dragon import api
 from dragon.config import HEADS, DragonConfig
 from dragon.findings import untrue
 from dragon.lessons import long_scroll as ls
+from dragon.levels.loader import load_levels
 from dragon.margins import SHARE_MARGIN
+
+
+def scroll_readings(lang: str) -> list:
+    """The dragon's readings of chapter 2's texts, as 3-5 reads its heads on."""
+    return [api.level_reading(lv, lang) for c in load_levels() for lv in c.levels if lv.sliders]
 
 
 def qkv(T: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
@@ -86,7 +92,7 @@ def test_where_the_curves_cross_is_decided_by_the_ranges_of_the_runs() -> None:
 
 
 def test_the_heads_through_a_window_are_shares_that_grow_with_the_window() -> None:
-    readings = api.scroll_readings("en")
+    readings = scroll_readings("en")
     narrow, wide = ls.window_shares(readings, 2), ls.window_shares(readings, 8)
     everything = ls.window_shares(readings, 64)  # wider than any of the lesson's texts
     for head in HEADS:
@@ -97,7 +103,7 @@ def test_the_heads_through_a_window_are_shares_that_grow_with_the_window() -> No
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_no_head_of_the_dragon_keeps_half_its_links_in_the_window_by_a_clear_margin(lang: str) -> None:
     """The finding the page states: the dragon's heads link by what words are, not where they are."""
-    heads = ls.heads_through_window(api.scroll_readings(lang))
+    heads = api.scroll_heads(lang)
     assert heads["most_kept"] < 0.5 - SHARE_MARGIN, heads
 
 
@@ -105,7 +111,7 @@ def test_no_head_of_the_dragon_keeps_half_its_links_in_the_window_by_a_clear_mar
 def test_long_scroll_findings_hold_on_every_one_of_five_timed_runs() -> None:
     """Every sentence the level may say, on the lengths 64 … 4,096 the level times (each run: 5 interleaved timed
     calls per path and length), with the heads' finding in both languages."""
-    heads = ls.heads_through_window(api.scroll_readings("zh"))
+    heads = api.scroll_heads("zh")
     for run in range(5):
         r = ls.measure(seed=run)
         assert untrue(ls.FINDINGS, ls.measured(r, heads)) == [], (run, ls.measured(r, heads))

@@ -14,7 +14,7 @@ from dragon.checks import brief, whole
 from dragon.config import HEADS, DragonConfig
 from dragon.findings import Finding
 from dragon.lessons.race import synchronize, timed
-from dragon.margins import SHARE_MARGIN
+from dragon.margins import SHARE_MARGIN, question
 from dragon.runtime.device import best_device
 
 LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)  # T, from a poem to a long scroll
@@ -279,13 +279,14 @@ def measured(result: dict, heads: dict | None = None) -> dict:
         "kernel_right": all(d is None or d <= SAME for d in result["kernel_diff"]),
         "lost": max(result["max_abs_diff"]),
         "cross": crossing(result)["from"],
+        "short_behind": result["lengths"][0] in crossing(result)["sparse_behind"],
     }
 
 
 FINDINGS: tuple[Finding, ...] = (
     Finding("ls_bytes", lambda m: m["bytes_square"] and m["full_bytes"] == m["doubled"] ** 2,
             "full attention's score bytes are h·T²·4: doubling T multiplies them by four", always=True),
-    Finding("ls_sparse_bytes", lambda m: m["sparse_bytes"] < 2.2,
+    Finding("ls_sparse_bytes_grow", lambda m: m["sparse_bytes"] < 2.2,
             "the sparse pattern's score bytes only about double when T doubles", always=True),
     Finding("ls_kernel", lambda m: m["kernel_right"],
             "the banded kernel computes exactly the sparse pattern (checked against it computed densely)", always=True),
@@ -300,4 +301,67 @@ FINDINGS: tuple[Finding, ...] = (
     # the dragon's heads link by what words are, not where they are (it has no positions: 5-1), so a window cuts them
     Finding("ls_no_local_head", lambda m: m["most_kept"] < 0.5 - SHARE_MARGIN,
             "no head of the dragon keeps half of its links inside the window, by a clear margin", always=True),
+    Finding("why:3-5:bytes", lambda m: m["bytes_square"] and m["full_bytes"] == 4 and m["sparse_bytes"] == 2,
+            "the why: doubling T multiplies full attention's score bytes by four and the window's by two", always=True),
+    Finding("why:3-5:time", lambda m: m["full_time"] > m["sparse_time"],
+            "the why: full attention's time grows faster than the window's (between the two longest lengths)",
+            always=True),
+    Finding("why:3-5:short", lambda m: m["short_behind"],
+            "the why: on the shortest text every windowed run was slower than every full one", always=True),
+    Finding("why:3-5:heads", lambda m: m["most_kept"] < 0.5 - SHARE_MARGIN,
+            "the why: a window 4 words wide cuts most of every head's links", always=True),
 )
+
+
+# --- the answer key: each scored question, its accepted answers, the measured value, the deciding margin ---------
+
+NEVER = "never"  # 3-5's crossing answer when the window never clearly wins on the lengths measured
+READ_FACTORS = (2, 4, 8)  # 3-5's reading: full attention's score bytes grow by ×2, ×4 or ×8 when T doubles
+
+
+def cross_answers(result: dict) -> list[str]:
+    """The crossing answers the runs accept: the first length from which every sparse run beat every full run, and
+    any length before it where the runs' ranges overlap (noise does not decide there); 'never' if the window never
+    clearly wins."""
+    cross = crossing(result)
+    first = cross["from"]
+    undecided = [T for T in cross["undecided"] if first is None or T < first]
+    return [str(T) for T in (*undecided, *([] if first is None else [first]))] + ([NEVER] if first is None else [])
+
+
+def heads_kept_answers(heads: dict, half: float = 0.5) -> list[int]:
+    """How many heads keep at least half of their links inside the window, every count the share margin allows (a head
+    within 5 points of one half may be counted either way)."""
+    kept = [v["kept"] for v in heads["heads"].values() if v["kept"] is not None]
+    surely = sum(k >= half + SHARE_MARGIN for k in kept)
+    maybe = sum(k >= half - SHARE_MARGIN for k in kept)
+    return list(range(surely, maybe + 1))
+
+
+def bytes_factor(result: dict) -> int:
+    """What the bytes table says: full attention's score bytes grow by this factor between the two longest lengths
+    (a doubling: ×4, h·T² numbers)."""
+    return round(result["full_bytes"][-1] / result["full_bytes"][-2])
+
+
+def apart(result: dict) -> float | None:
+    """How far apart the runs' ranges stand where the curves cross: the full runs' fastest over the window's slowest
+    at the crossing length (over 1: every window run beat every full run there); None when the window never wins."""
+    first = crossing(result)["from"]
+    if first is None:
+        return None
+    i = result["lengths"].index(first)
+    return result["full_range_ms"][i][0] / result["sparse_range_ms"][i][1]
+
+
+def questions(result: dict, heads: dict) -> list[dict]:
+    """3-5's questions: where the curves cross (decided by the runs' ranges), how many of the dragon's heads keep half
+    of their links inside the window (decided by the share margin), and the bytes' factor read off the table."""
+    cross = crossing(result)
+    kept = sorted(v["kept"] for v in heads["heads"].values() if v["kept"] is not None)
+    return [
+        question("cross", cross_answers(result), {"from": cross["from"], "undecided": cross["undecided"],
+                                                  "repeats": result["repeats"]}, apart(result), "timed ranges apart"),
+        question("heads", heads_kept_answers(heads), kept, min(abs(k - 0.5) for k in kept), "share"),
+        question("read", [READ_FACTORS.index(bytes_factor(result))], bytes_factor(result), None, "exact"),
+    ]

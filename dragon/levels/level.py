@@ -9,8 +9,9 @@ from dragon.config import (
 
 SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight sliders to match a target
 # chapter 3's labs: formula (predict a head's softmax winner), race (guess the batched speed-up), fusion (order
-# concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz)
-LAB_KINDS = ("formula", "race", "fusion", "heads", *("crystal", "tower", "grow", "prune", "positions", "badge"))
+# concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz), scroll
+# (predict where full and windowed attention's times cross and how many heads a window keeps, then measure)
+LAB_KINDS = ("formula", "race", "fusion", "heads", "scroll", "crystal", "tower", "grow", "prune", "positions", "badge")
 # chapters 4–5 (the same lab panel): crystal (find the real model's head sending `word` to `target`, then try your
 # own sentence), tower (predict the layers' trend), grow (train live, recognise the stages), prune (switch heads
 # off, keep ≥ 90 %), positions (predict whether 我爱你 / 你爱我 differ), badge (make the badge)

@@ -22,6 +22,7 @@ from ui.rooms import loading as loading_room
 from ui.rooms import positions as positions_room
 from ui.rooms import prune as prune_room
 from ui.rooms import race as race_room
+from ui.rooms import scroll as scroll_room
 from ui.rooms import tower as tower_room
 from ui.rooms.lab import Action, Attempt, Outcome, Room
 from ui.session import EventData, Saved, State, carried, session_of
@@ -42,6 +43,8 @@ ROOMS: dict[str, Room] = {
                                          "check": Action(heads_room.read_heads),
                                          "quiz": Action(heads_room.check, scored=False)},
                   rethink=rethinks.HEADS),
+    "scroll": Room(scroll_room.scroll_panel, {"scroll": Action(scroll_room.measure),
+                                              "check": Action(scroll_room.read_scroll)}),
     # chapter 4: the real pretrained model, and heads trained live
     "crystal": Room(crystal_room.crystal_panel, {"pick": Action(crystal_room.pick),
                                              "try": Action(crystal_room.try_own, scored=False)},

@@ -205,6 +205,17 @@ def positions_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -
     return Item(ask, key(" / ".join(t(f"pos_{a}", lang) for a in acc)), choices, why=True)
 
 
+def scroll_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    qid, acc = q["id"], q["accepted"]
+    if qid == "cross":
+        said = SEP[lang].join(t("ls_never", lang) if a == "never" else t("ls_cross_at", lang, t=a) for a in acc)
+        return Item(t("ls_q_cross", lang), said, lines=1, why=True)
+    if qid == "heads":
+        return Item(t("ls_q_heads", lang, w=4), key(" / ".join(map(str, acc))), lines=1, why=True)
+    factors = tuple(t(f"ls_read{i}", lang) for i in range(3))
+    return Item(t("ws_q_scroll_read", lang), factors[acc[0]], factors, why=True)
+
+
 def plain_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
     """A kind with no wording of its own: its question's id asked, its accepted answers keyed."""
     return Item(q["id"], key(" / ".join(str(a) for a in q["accepted"])), lines=2, why=True)
@@ -215,7 +226,7 @@ def plain_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> It
 WORDING: dict[str, Callable[[Level, str, dict, list[dict], Key], Item]] = {
     "compare": compare_item, "match": match_item, "formula": formula_item, "race": race_item, "fusion": fusion_item,
     "heads": heads_item, "crystal": crystal_item, "tower": tower_item, "grow": grow_item, "prune": prune_item,
-    "positions": positions_item,
+    "positions": positions_item, "scroll": scroll_item,
 }
 
 
