@@ -52,7 +52,8 @@ def test_the_heals_question_is_decided_by_its_margin(heals: list[dict]) -> None:
     assert len(q["accepted"]) < len(healing.BACK)  # some answer is wrong: the question can be failed
 
 
-@pytest.mark.parametrize("active, message", [([1] * 7, "list of 8 switches"), ([1] * 7 + [2], r"1 \(on\) or 0 \(off\)")])
+@pytest.mark.parametrize("active, message",
+                         [([1] * 7, "list of 8 switches"), ([1] * 7 + [2], r"1 \(on\) or 0 \(off\)")])
 def test_bad_switches_are_clear_errors(active: list, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         healing.heal(active, 0, steps=10)
