@@ -97,6 +97,16 @@ def play_lab(page, level_id: str, lang: str) -> list[str]:
         L("#mhd-lab-check").click()
         page.wait_for_selector("#lab .lab-end")
         acted("read")
+    elif level_id == "3-5":
+        L("#lab [data-answer=cross]").select_option("512")
+        L("#lab [data-answer=heads]").select_option("0")
+        L("#mhd-lab-scroll").click()
+        page.wait_for_selector("#lab .result-head", timeout=SLOW)
+        acted("scroll")
+        L("#lab [data-answer=read]").select_option("1")
+        L("#mhd-lab-check").click()
+        page.wait_for_selector("#lab .lab-end")
+        acted("read")
     elif level_id == "4-1":
         L('#lab .cb-map[data-pick="3,1"]').click()
         page.wait_for_selector("#lab .lab-end")
@@ -155,7 +165,7 @@ LAB_LEVELS = [lv.id for ch in load_levels() for lv in ch.levels if lv.chapter >=
 
 
 def test_every_lab_level_is_played_here() -> None:
-    assert LAB_LEVELS == ["3-1", "3-2", "3-3", "3-4", "4-1", "4-2", "4-3", "4-4", "5-1", "5-2"]
+    assert LAB_LEVELS == ["3-1", "3-2", "3-3", "3-4", "3-5", "4-1", "4-2", "4-3", "4-4", "5-1", "5-2"]
 
 
 @pytest.mark.parametrize("level_id", LAB_LEVELS)

@@ -284,10 +284,10 @@ def measured(result: dict, heads: dict | None = None) -> dict:
 
 
 FINDINGS: tuple[Finding, ...] = (
-    Finding("ls_bytes", lambda m: m["bytes_square"] and m["full_bytes"] == m["doubled"] ** 2,
-            "full attention's score bytes are h·T²·4: doubling T multiplies them by four", always=True),
-    Finding("ls_sparse_bytes_grow", lambda m: m["sparse_bytes"] < 2.2,
-            "the sparse pattern's score bytes only about double when T doubles", always=True),
+    Finding("ls_bytes",
+            lambda m: m["bytes_square"] and m["full_bytes"] == m["doubled"] ** 2 and m["sparse_bytes"] < 2.2,
+            "full attention's score bytes are h·T²·4 (doubling T multiplies them by four); the window's only about "
+            "double", always=True),
     Finding("ls_kernel", lambda m: m["kernel_right"],
             "the banded kernel computes exactly the sparse pattern (checked against it computed densely)", always=True),
     Finding("ls_full_grows", lambda m: m["full_time"] > m["sparse_time"],

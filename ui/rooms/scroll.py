@@ -63,9 +63,11 @@ def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> 
     cross = scroll_lesson.crossing(r)["from"]
     kept = scroll_lesson.heads_kept_answers(heads)
     out = lab.verdict(t("ls_result", lang, p=attempt["points"], marks=marks))
-    out += lab.note(t("ls_measured", lang, device=lab.device_label(r["device"], lang, r.get("threads")), n=r["repeats"],
-                      cross=cross_text(scroll_lesson.NEVER if cross is None else str(cross), lang),
-                      heads="–".join(map(str, sorted({kept[0], kept[-1]})))), "scored")
+    if "stars" not in attempt:  # before the reading: what was measured, in one line (after it, the findings say it)
+        device = lab.device_label(r["device"], lang, r.get("threads"))
+        cross_said = cross_text(scroll_lesson.NEVER if cross is None else str(cross), lang)
+        out += lab.note(t("ls_measured", lang, device=device, n=r["repeats"], cross=cross_said,
+                          heads="–".join(map(str, sorted({kept[0], kept[-1]})))), "scored")
     a, b = r["lengths"][-2], r["lengths"][-1]
     if "stars" in attempt:
         right = scroll_lesson.READ_FACTORS.index(scroll_lesson.bytes_factor(r))
@@ -101,11 +103,9 @@ def figures(r: dict, heads: dict, lang: str, read: bool) -> str:
     bars = bars_html([(head_label(i, lang), v["kept"] or 0.0, HEAD_COLORS[h])
                       for i, (h, v) in enumerate(heads["heads"].items())], 1.0, fmt="{:.0%}")
     lines = said(r, heads, lang) if read else []
-    return (
-        (lab.lines(lines) if lines else "")
-        + f'<div class="race-result">{chart}<div>{table}</div></div>'
-        + lab.caption(t("ls_heads_title", lang, w=heads["window"])) + bars
-    )
+    heads_box = lab.caption(t("ls_heads_title", lang, w=heads["window"])) + bars
+    return (lab.lines(lines) if lines else "") + f'<div class="race-result">{chart}<div>{table}{heads_box}</div></div>'
+
 
 
 def said(r: dict, heads: dict, lang: str) -> list[str]:
