@@ -22,6 +22,7 @@ import asyncio
 import json
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -205,14 +206,15 @@ def run_pass(env: dict[str, str], servers: int) -> dict:
             proc.wait(timeout=30)
 
 
-def postgres_url() -> tuple[str, bool]:
-    """DATABASE_URL, or a throwaway cluster started by .ci/postgres.sh (True: this run stops it)."""
+def postgres_url() -> tuple[str, str]:
+    """DATABASE_URL, or a throwaway cluster started by .ci/postgres.sh (and its folder, which this run stops)."""
     if os.environ.get("DATABASE_URL"):
-        return os.environ["DATABASE_URL"], False
+        return os.environ["DATABASE_URL"], ""
     out = subprocess.run(["bash", str(ROOT / ".ci" / "postgres.sh"), "start"], capture_output=True, text=True,
                          check=True).stdout
-    line = next(x for x in out.splitlines() if x.startswith("export DATABASE_URL="))
-    return line.split("=", 1)[1].strip().strip("'\""), True
+    line = next(x for x in out.splitlines() if x.startswith("export PG_DIR="))
+    values = dict(part.split("=", 1) for part in shlex.split(line.removeprefix("export ")))
+    return values["DATABASE_URL"], values["PG_DIR"]
 
 
 def main() -> None:
@@ -222,12 +224,13 @@ def main() -> None:
         sqlite = run_pass({"DRAGON_DATA_DIR": folder, "DATABASE_URL": ""}, servers=1)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    url, ours = postgres_url()
+    url, pg_dir = postgres_url()
     try:
         postgres = run_pass({"DATABASE_URL": url}, servers=2)
     finally:
-        if ours:
-            subprocess.run(["bash", str(ROOT / ".ci" / "postgres.sh"), "stop"], capture_output=True)
+        if pg_dir:
+            subprocess.run(["bash", str(ROOT / ".ci" / "postgres.sh"), "stop"], capture_output=True,
+                           env={**os.environ, "PG_DIR": pg_dir})
     passes = {"sqlite": sqlite, "postgresql": postgres}
     summary = {
         "errors": sqlite["errors"] + postgres["errors"],

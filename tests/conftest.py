@@ -7,8 +7,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import atexit  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
+import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
 import pytest  # noqa: E402
@@ -25,10 +27,11 @@ torch.set_num_threads(1)
 os.environ["DRAGON_RUNS"] = "short"
 
 # the app the tests start keeps its live classes in a folder of the test run's own, never in the repository's data/
-# (each of pytest-xdist's workers its own: two workers' classes never meet)
+# (each of pytest-xdist's workers its own: two workers' classes never meet), deleted when the run ends
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if WORKER or "DRAGON_DATA_DIR" not in os.environ:
     os.environ["DRAGON_DATA_DIR"] = tempfile.mkdtemp(prefix=f"dragon-test-data-{WORKER or 'main'}-")
+    atexit.register(shutil.rmtree, os.environ["DRAGON_DATA_DIR"], ignore_errors=True)
 
 
 # What a test costs, roughly, by its marks (core-seconds on this 2-core machine): a browser test drives Chromium through
