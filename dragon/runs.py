@@ -169,9 +169,7 @@ class Runs:
         self.grow(self.sizes.pruned_steps, seed)
         return pruning_lesson.best_pruning(seed)
 
-    def heal(self, active: list[int] | None = None, seed: int = 0) -> dict:
-        """4-4's heal of these switches (None: the best pruning's), in the lane after the model it prunes; fixed by the
-        switches and the seed, so made once per server and shared."""
+    def healing(self, active: list[int] | None, seed: int) -> tuple[str, Callable, tuple[bool, object], int]:
         seed = growing_lesson.check_seed(seed)
         if active is not None:
             active = [int(a) for a in pruning_lesson.check_active(active, growing_lesson.Growth().heads)]
@@ -180,8 +178,18 @@ class Runs:
         memo = ("heal", tuple(active), seed, healing_lesson.HEAL_STEPS, str(best_device()))
         train = on_gpu(duration=60)(healing_lesson.heal)
         compute = lambda report: once(memo, lambda: train(active, seed, progress=report))  # noqa: E731
-        key = f"heal/{''.join(map(str, active))}/seed={seed}/{memo[-1]}"
-        return self.lane.run_now(key, compute, "train", level="4-4", seed=seed, known=known(memo))
+        return f"heal/{''.join(map(str, active))}/seed={seed}/{memo[-1]}", compute, known(memo), seed
+
+    def heal(self, active: list[int] | None = None, seed: int = 0) -> dict:
+        """4-4's heal of these switches (None: the best pruning's), in the lane after the model it prunes; fixed by the
+        switches and the seed, so made once per server and shared."""
+        key, compute, found, seed = self.healing(active, seed)
+        return self.lane.run_now(key, compute, "train", level="4-4", seed=seed, known=found)
+
+    def heal_run(self, active: list[int] | None = None, seed: int = 0) -> Run:
+        """The same heal as a run of the lane that a page follows (its wait box meanwhile)."""
+        key, compute, found, seed = self.healing(active, seed)
+        return self.lane.submit(key, compute, "train", level="4-4", seed=seed, known=found)
 
 
 RUNS = Runs(sizes_from(os.environ))  # the server's runs: the app's sizes unless DRAGON_RUNS says "short" (the tests)

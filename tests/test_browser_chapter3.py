@@ -110,7 +110,10 @@ def test_the_race_guess_then_run_en_projector(open_lab) -> None:
     page.wait_for_selector("#lab .result-head[data-measured]", timeout=60_000)
     assert in_view(page, "#lab .result-head")
     measured = float(page.locator("#lab .result-head").get_attribute("data-measured"))
-    assert f"the loop took {measured:.2f} times as long" in page.locator("#lab .fact-check").inner_text()
+    fact = page.locator("#lab .fact-check:not(.grad-fact)").inner_text()
+    assert f"the loop took {measured:.2f} times as long" in fact
+    grads = page.locator("#lab .grad-fact").inner_text()  # the second fact check: "gradient sharing", measured
+    assert "not a technique the literature names" in grads and "exactly 0 (0 nonzero numbers)" in grads
     server = api.race_reference(get_level("3-2").guess_at)  # the server's races (once per server) and this one
     ref = {"lo": min(server["lo"], measured), "hi": max(server["hi"], measured)}
     page.locator("#lab [data-answer=work]").select_option("same")  # read off the workload table

@@ -93,6 +93,15 @@ def test_pruning_measure_then_submit_zh_phone(open_lab) -> None:  # noqa: F811
     page.wait_for_selector('#lab .lab-end[data-stars="3"]')
     assert "Voita" in page.locator("#lab .papers").inner_text()
     shot(page, "ch4-prune-phone-zh")
+    # the heal: the heads left on train on; the guess, the wait, then the measured share under the question, in view
+    page.locator("#lab [data-answer=back]").select_option("most")
+    page.locator("#mhd-lab-heal").click()
+    page.wait_for_selector("#lab .heal-head[data-back]", timeout=SLOW)
+    healed = api.heal(None, 0)
+    assert float(page.locator("#lab .heal-head").get_attribute("data-back")) == healed["back_share"]
+    assert f"{healed['healed_accuracy']:.1%}" in page.locator("#lab .heal-head").inner_text()
+    assert in_view(page, "#lab .heal-head") and page.locator("#lab .heal svg").count() == 1
+    shot(page, "ch4-heal-phone-zh")
 
 
 @pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("zh", "phone")])

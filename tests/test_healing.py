@@ -2,13 +2,18 @@
 the lost accuracy that comes back is measured against the full model given the same steps, on three seeds, and the
 heal's question is decided by its margin."""
 
+import re
+
 import pytest
 import torch
 
+from dragon import api, game
 from dragon.findings import untrue
 from dragon.lessons import healing
 from dragon.lessons.pruning import best_pruning, trained
 from dragon.margins import SHARE_MARGIN
+from ui.rooms import registry as rooms
+from ui.rooms.loading import SEED
 
 SEEDS = (0, 1, 2)
 pytestmark = pytest.mark.slow  # each heal trains two copies of 4-3's model for HEAL_STEPS steps
@@ -16,8 +21,9 @@ pytestmark = pytest.mark.slow  # each heal trains two copies of 4-3's model for 
 
 @pytest.fixture(scope="module")
 def heals() -> list[dict]:
-    """The heal of 4-4's answer (its best pruning) on each seed, as the level measures it."""
-    return [healing.heal_best(seed) for seed in SEEDS]
+    """The heal of 4-4's answer (its best pruning) on each seed, as the level measures it (the server's run: the page's
+    heal below finds it done)."""
+    return [api.heal(None, seed) for seed in SEEDS]
 
 
 def test_a_switched_off_head_stays_off_while_the_rest_are_tuned(heals: list[dict]) -> None:
@@ -62,3 +68,27 @@ def test_bad_switches_are_clear_errors(active: list, message: str) -> None:
 def test_bad_steps_are_clear_errors() -> None:
     with pytest.raises(ValueError, match="steps must be in 10…2000"):
         healing.heal([1] * 8, 0, steps=5)
+
+
+def test_the_page_heals_the_answers_pruning_after_the_level_and_scores_nothing(heals: list[dict]) -> None:
+    """4-4 played: the answer submitted, then the heal asked (a bad guess refused), measured in the lane and checked
+    against the measured share by its margin; the level's stars and the progress stay the pruning's."""
+    assert SEED in SEEDS
+    r = heals[SEEDS.index(SEED)]
+    state, saved = {"level": "4-4", "lang": "en"}, game.save(game.new_progress())
+    best = api.prune_best(SEED)
+    switches = {f"h{i}": str(a) for i, a in enumerate(best["patterns"][0])}
+    done = rooms.answer("submit", state, saved, switches)
+    assert done["session"]["lab"]["stars"] == 3 and 'data-act="heal"' in done["lab"]["body"]
+    assert rooms.answer("heal", state, saved, {"back": "most"}) == {}  # before the answer: no heal
+    refused = rooms.answer("heal", done["session"], done["saved"], {"back": "all of it"})
+    assert "heal" not in str(refused.get("session", {}).get("lab", {})) and "lab" in refused
+    (q,) = healing.questions([r])
+    for guess in healing.BACK:
+        out = rooms.answer("heal", done["session"], done["saved"], {"back": guess})
+        lab = out["session"]["lab"]
+        assert lab["heal"] == r and lab["heal_guess"] == guess and lab["stars"] == 3 and "saved" not in out
+        marked = re.search(r"Your guess: [^<]*? ([✓✗])\.", out["lab"]["body"]).group(1)
+        assert (marked == "✓") == (guess in q["accepted"]), guess
+        assert f"{r['healed_accuracy']:.1%}" in out["lab"]["body"]
+    assert rooms.answer("heal", out["session"], done["saved"], {"back": "most"}) == {}  # one heal an attempt

@@ -20,6 +20,7 @@ from dragon.lessons.fusion import block_output
 from dragon.lessons.head_math import head_math
 from dragon.lessons.heads_experiment import Experiment, curves_frame, run
 from dragon.lessons.race import flops, race_frame
+from dragon.lessons.race import gradients as race_gradients
 from dragon.runtime.gpu import on_gpu
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +109,22 @@ def test_race_paths_agree_and_flops_match_torchs_count(T: int) -> None:
     assert torch.allclose(counted["loop"][1], counted["batched"][1], atol=1e-5)
     assert torch.allclose(fused_loop, fused_batched, atol=1e-5)
     assert counted["loop"][0] == counted["batched"][0] == flops("loop", T, 128, 8) == flops("batched", T, 128, 8)
+
+
+def test_the_gradient_fact_check_one_backward_pass_and_no_parameter_shared_between_heads() -> None:
+    """3-2's second fact check, against autograd directly: the batched backward equals the loop's; a loss on one
+    head's output reaches only that head's rows of W_Q, W_K, W_V (and W^O); with two heads on, both heads' rows."""
+    g = race_gradients()
+    assert g == {"heads": 8, "max_abs_diff": g["max_abs_diff"], "same_gradients": True, "other_heads_nonzero": 0,
+                 "own_heads_nonzero": 8, "out_proj_from": 8}
+    assert g["max_abs_diff"] <= 1e-6
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(16, 4)
+    x = torch.randn(1, 6, 16)
+    gates = torch.tensor([0.0, 1.0, 0.0, 1.0])
+    mha(x, gates=gates, residual=False).fused.pow(2).sum().backward()
+    rows = mha.in_proj.weight.grad.view(3, 4, 4, 16).abs().sum(dim=(0, 2, 3))  # each head's Q, K, V rows
+    assert rows[0] == 0 and rows[2] == 0 and rows[1] > 0 and rows[3] > 0  # a sensitive check: it can fail
 
 
 # 3-3 Fusion

@@ -108,11 +108,12 @@ def test_no_head_of_the_dragon_keeps_half_its_links_in_the_window_by_a_clear_mar
 
 
 @pytest.mark.slow
-def test_long_scroll_findings_hold_on_every_one_of_five_timed_runs() -> None:
-    """Every sentence the level may say, on the lengths 64 … 4,096 the level times (each run: 5 interleaved timed
-    calls per path and length), with the heads' finding in both languages."""
+def test_long_scroll_findings_hold_on_three_measurements_of_five_timed_runs_each() -> None:
+    """Every sentence the level may say, on the lengths 64 … 4,096 the level times, on three measurements as the level
+    makes one (each: 5 interleaved timed runs per path and length, its own random q, k, v), with the heads'
+    finding."""
     heads = api.scroll_heads("zh")
-    for run in range(5):
+    for run in range(3):
         r = ls.measure(seed=run)
         assert untrue(ls.FINDINGS, ls.measured(r, heads)) == [], (run, ls.measured(r, heads))
 

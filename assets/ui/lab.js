@@ -169,6 +169,8 @@ watch("ack", () => {
     ? element.querySelector(".try-box")
     : asked === "rethink" // the second prediction answers in its own section, under the stars
     ? element.querySelector(".rethink")
+    : asked === "heal" // 4-4's heal answers in its own section, under the level's answer
+    ? element.querySelector(".heal")
     : element.querySelector(".result-box");
   const from = askedFrom;
   const kept = from && from.isConnected && from.dataset.act === asked && document.activeElement === from;

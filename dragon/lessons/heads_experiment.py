@@ -242,7 +242,8 @@ def paper_shape(m: dict) -> bool:
 
 FINDINGS: tuple[Finding, ...] = (
     Finding("h_all_equal", lambda m: set(m["params"]) == {m["params_formula"]},
-            "every model has 4·d² + 4·d parameters in its attention block", group="params"),
+            "every model has 4·d² + 4·d parameters in its attention block: d_head = d_model / h keeps the count (the "
+            "lesson's dimension scaling)", group="params"),
     Finding("h_not_equal", lambda m: set(m["params"]) != {m["params_formula"]},
             "the models' parameter counts differ", group="params"),
     Finding("h_few_fewer", lambda m: m["few"] < m["relations"],

@@ -1,5 +1,6 @@
 """3-2 The race: the per-head loop against all heads batched, timed on the best device; the same FLOPs."""
 
+import functools
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -191,6 +192,48 @@ def work_reading(result: dict) -> str:
 
 
 
+@functools.cache
+def gradients(T: int = 32, config: DragonConfig = DragonConfig(), seed: int = 0) -> dict:
+    """The lesson's "gradient sharing", checked: one backward pass through the batched heads gives every head's
+    gradients (the same as backward through the per-head loop), and no parameter is shared between heads: when only
+    head i's output enters the loss (its gate alone on), every other head's W_Q, W_K, W_V rows receive exactly zero;
+    only W^O, the matrix that mixes the heads, is common to all of them. On CPU: the check is about what is computed,
+    not how fast."""
+    d, h, dh = config.d_model, config.n_heads, config.d_head
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        mha = MultiHeadAttention(d, h)
+    x = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed))
+    target = torch.randn(1, T, d, generator=torch.Generator().manual_seed(seed + 1))
+
+    def grads(out: torch.Tensor) -> list[torch.Tensor]:
+        mha.zero_grad()
+        ((out - target) ** 2).mean().backward()
+        return [p.grad.clone() for p in mha.parameters()]
+
+    batched = grads(mha(x, need_weights=False).fused)  # one backward pass: all heads at once
+    looped = grads(mha.forward_sequential(x[None], need_weights=False).fused[0])  # the loop, head by head
+    same = max(float((a - b).abs().max()) for a, b in zip(batched, looped, strict=True))
+    leaked, own, mixer = 0, [], 0  # gradient reaching another head's projections; each head's own; heads reaching W^O
+    for i in range(h):
+        gates = torch.zeros(h)
+        gates[i] = 1.0
+        grads(mha(x, gates=gates, residual=False, need_weights=False).fused)
+        w = mha.in_proj.weight.grad.view(3, h, dh, d)  # (Q/K/V, head, d_head, d): the rows each head owns
+        others = torch.cat([w[:, :i], w[:, i + 1:]], dim=1)
+        leaked += int(torch.count_nonzero(others))
+        own.append(float(w[:, i].abs().sum()))
+        mixer += bool(torch.count_nonzero(mha.out_proj.weight.grad))
+    return {
+        "heads": h,
+        "max_abs_diff": same,  # the batched backward against the loop's, over every parameter
+        "same_gradients": same <= SAME,
+        "other_heads_nonzero": leaked,  # gradient entries that reached another head's W_Q, W_K, W_V: 0
+        "own_heads_nonzero": sum(o > 0 for o in own),  # heads whose own projections did receive a gradient
+        "out_proj_from": mixer,  # heads whose output alone sends a gradient into W^O, the one matrix they share
+    }
+
+
 def measured(result: dict, at: int | None = None) -> dict:
     """The values 3-2's sentences are about, read off one race (at the guessed length `at`, else the longest)."""
     T = result["lengths"][-1] if at is None else at
@@ -206,6 +249,7 @@ def measured(result: dict, at: int | None = None) -> dict:
         "pieces": (result["matmuls_loop"], result["matmuls_batched"]),
         "work": work_reading(result),
         "one_thread_short": speedups[0] if one_thread else None,  # the shortest length, timed on one CPU thread
+        "gradients": gradients(),  # the lesson's "gradient sharing", checked on the same dragon's block
     }
 
 
@@ -218,6 +262,11 @@ FINDINGS: tuple[Finding, ...] = (
     Finding("r_pieces", lambda m: m["pieces"][1] < m["pieces"][0],
             "what differs is the pieces: the loop does more, smaller matrix products", always=True),
     Finding("r_read_result", lambda m: m["work"] != "less", "the speed is not from doing less work", always=True),
+    Finding("r_grad_fact",
+            lambda m: (g := m["gradients"])["same_gradients"] and g["other_heads_nonzero"] == 0
+            and g["own_heads_nonzero"] == g["out_proj_from"] == g["heads"],
+            "the fact check: one backward pass of the batched heads gives every head's gradients (as the loop's), no "
+            "gradient reaches another head's W_Q, W_K, W_V, and every head's reaches the shared W^O", always=True),
     Finding("why:3-2:flops", lambda m: m["flops_equal"], "the why: both tracks do the same multiply-adds", always=True),
     Finding("why:3-2:pieces", lambda m: m["pieces"][1] < m["pieces"][0],
             "the why: the batched path does its work in fewer matrix products than the loop", always=True),

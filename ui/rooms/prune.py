@@ -1,7 +1,9 @@
 """4-4 pruning: switch off heads of 4-3's trained model, measure, and submit a pruning judged against the best of all
-subsets."""
+subsets; then the heal (heads that cover for each other): predict how much of what the answer's pruning lost comes back
+when the heads left on train on, and measure it in the server's lane."""
 
 from dragon import api, findings, game
+from dragon.lessons import healing as healing_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.levels.loader import Level
 from dragon.runs import RUNS
@@ -10,8 +12,10 @@ from ui.rooms.findings_text import back, prune_fill, said
 from ui.rooms.lab import Attempt, Outcome
 from ui.rooms.loading import SEED
 from ui.strings import t
-from ui.widgets.charts import bars_html
+from ui.widgets.charts import bars_html, line_chart
 from ui.widgets.draw import star_text
+
+HEAL_COLOURS = {"pruned": "#c2410c", "full": "#1f4e9c"}
 
 
 def prune_rule(lang: str) -> str:
@@ -41,6 +45,7 @@ def prune_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
         result += lab.verdict(f"{said} {t(key, lang)}", accuracy=m["accuracy"])
     if done:
         result += lab.end(level, lang, progress, int(attempt["stars"])) + prune_answer(best, lang, attempt)
+        result += heal_block(lang, attempt)
     go = "" if done else lab.button("measure", t("p_measure", lang), primary=False) + lab.button("submit", t("p_submit", lang))
     goal = t("p_goal", lang, full=f"{best['full_accuracy']:.1%}", goal=f"{best['goal']:.0%}")
     record = waits.record_line(api.grow(RUNS.sizes.pruned_steps, seed), lang, True, key="w_pruned")
@@ -88,3 +93,58 @@ def measure(level: Level, lang: str, progress: dict, attempt: Attempt, data: dic
 
 def submit_pruning(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:
     return measure(level, lang, progress, attempt, data, submit=True)
+
+
+# --- the heal: heads that cover for each other ------------------------------------------------------------------------
+
+
+def heal_block(lang: str, attempt: Attempt) -> str:
+    """After the answer: the heal's question and its button, the wait while it trains, or what it measured."""
+    if "heal" in attempt:
+        return heal_html(attempt["heal"], attempt["heal_guess"], lang)
+    box = waits.box_of(attempt, lang, "heal")
+    if box:
+        return f'<div class="heal">{box}</div>'
+    backs = [(b, t(f"hl_back_{b}", lang)) for b in healing_lesson.BACK]
+    return (f'<div class="heal">{lab.question(t("hl_q", lang, steps=healing_lesson.HEAL_STEPS))}'
+            f'{lab.asks(lab.select("back", t("hl_label", lang), backs, None, lang))}'
+            f'{lab.check_row(lab.button("heal", t("hl_go", lang)))}</div>')
+
+
+def heal_html(r: dict, guess: str, lang: str) -> str:
+    """The guess checked against the heal's measured share (its margin decides), the two curves, the findings."""
+    import pandas as pd  # imported here: the engine starts without pandas
+
+    (q,) = healing_lesson.questions([r])
+    m = healing_lesson.measured(r)
+    share = r["back_share"]
+    line = t("hl_result", lang, mine=t(f"hl_back_{guess}", lang), ok=lab.mark(guess in q["accepted"], lang),
+             seed=r["seed"], off=r["off"], pruned=f"{r['pruned_accuracy']:.1%}", healed=f"{r['healed_accuracy']:.1%}",
+             steps=r["steps"], full=f"{r['full_after_accuracy']:.1%}", share=f"{share:.0%}",
+             right=t(f"hl_back_{healing_lesson.back_bucket(share)}", lang))
+    frame = pd.DataFrame([{"step": k, "series": name, "acc": a} for name, curve in r["curves"].items()
+                          for k, a in zip(r["curve_steps"], curve, strict=True)])
+    chart = line_chart(frame, "step", "acc", "series", title=t("hl_chart", lang, n=pruning_lesson.EVAL_SIZE),
+                       x_label=t("hl_x", lang), y_label=t("hl_y", lang), colours=HEAL_COLOURS,
+                       names={"pruned": t("hl_pruned", lang), "full": t("hl_full", lang)}, y_max=1.0)
+    fill = {"lost": f"{100 * m['lost']:.1f}", "back": f"{share:.0%}", "steps": r["steps"]}
+    found = said(healing_lesson.FINDINGS, m, lang, **fill)
+    head = lab.verdict(line, "heal-head", back=share)
+    return f'<div class="heal">{head}{lab.lines(found, "lines findings")}{chart}</div>'
+
+
+def heal(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
+    """The guess, then the heal of the answer's pruning in the server's lane (the wait box meanwhile; the page asks
+    again when it is done). It scores nothing: the level's stars are the pruning's."""
+    if "stars" not in attempt or "heal" in attempt:
+        return None
+    guess = attempt.get("heal_guess") if "waiting" in attempt else data.get("back")
+    if guess not in healing_lesson.BACK:
+        return progress, attempt, lab.refusal(t("lab_bad", lang))
+    run, refused = waits.follow(attempt, lambda: RUNS.heal_run(None, prune_seed(attempt)), lang)
+    if run is None:
+        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    if not waits.settled(run):
+        return progress, {**attempt, "heal_guess": guess, "waiting": run.id}, ""
+    rest = {k: v for k, v in attempt.items() if k != "waiting"}
+    return progress, {**rest, "heal_guess": guess, "heal": run.result}, ""

@@ -55,7 +55,11 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
     one_head = flops("batched", T, d, 1)
     fact = t("r_fact", lang, device=device, t=T, s=f"{s:.2f}", flops=lab.thousands(r["flops_batched"][i]), d=d,
              flops1=lab.thousands(one_head), eq=t("equal" if one_head == r["flops_batched"][i] else "unequal", lang))
-    fact += " " + t(findings.pick(race_lesson.FINDINGS, "fact", race_lesson.measured(r, T)), lang)
+    m = race_lesson.measured(r, T)
+    fact += " " + t(findings.pick(race_lesson.FINDINGS, "fact", m), lang)
+    g = m["gradients"]
+    grad_fact = t("r_grad_fact", lang, h=g["heads"], diff=f"{10.0 ** math.ceil(math.log10(max(g['max_abs_diff'], 1e-12))):.0e}",
+                  n=g["other_heads_nonzero"])
     ref = attempt["reference"]
     scored = t("r_scored", lang, n=ref["runs"], lo=f"{ref['lo']:.2f}", hi=f"{ref['hi']:.2f}", g=f"{attempt['guess']:g}", now=f"{s:.2f}",
                f=f"{attempt['factor']:.2f}", stars=star_text(attempt["guessed"]))
@@ -69,7 +73,8 @@ def race_result_html(level: Level, lang: str, progress: dict, attempt: Attempt) 
         read += lab.check_row(lab.button("check", t("check", lang)))
     return (
         lab.verdict(head, measured=s) + lab.note(scored, "scored") + read
-        + f'<div class="race-result">{chart}<div>{table}</div></div><div class="fact-check">{esc(fact)}</div>'
+        + f'<div class="race-result">{chart}<div>{table}<div class="fact-check grad-fact">{esc(grad_fact)}</div></div></div>'
+        + f'<div class="fact-check">{esc(fact)}</div>'
     )
 
 

@@ -53,7 +53,8 @@ ROOMS: dict[str, Room] = {
                   needs=loading_room.TOWER_NEEDS, rethink=rethinks.TOWER),
     "grow": Room(grow_room.grow_panel, {"grow": Action(grow_room.grow),
                                        "stages": Action(grow_room.label_stages)}),
-    "prune": Room(prune_room.prune_panel, {"measure": Action(prune_room.measure), "submit": Action(prune_room.submit_pruning)},
+    "prune": Room(prune_room.prune_panel, {"measure": Action(prune_room.measure), "submit": Action(prune_room.submit_pruning),
+                                           "heal": Action(prune_room.heal, scored=False)},
                   needs=loading_room.PRUNE_NEEDS),
     # chapter 5
     "positions": Room(positions_room.positions_panel, {"predict": Action(positions_room.predict_positions),

@@ -28,8 +28,9 @@ def curve_colour(series: str) -> str:
 
 
 def doing(run: Run, lang: str) -> str:
-    """What the run does, in words: 'Training 3-4's five models (seed 7)'."""
-    name = f"w_{run.level}" if f"w_{run.level}" in STRINGS else f"w_{run.kind}"
+    """What the run does, in words: 'Training 3-4's five models (seed 7)' (a run of its own words first: 4-4's heal)."""
+    own = f"w_{run.key.partition('/')[0]}"
+    name = own if own in STRINGS else f"w_{run.level}" if f"w_{run.level}" in STRINGS else f"w_{run.kind}"
     seed = "" if run.seed in (None, 0) else t("w_seed", lang, seed=run.seed)
     return t(name, lang, seed=seed)
 

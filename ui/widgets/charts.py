@@ -61,9 +61,11 @@ def line_chart(
     x_ticks: list[float] | None = None,
     tip: str = "{series}: {x} → {y}",
     y_unit: str = "",
+    y_max: float | None = None,
 ) -> str:
     """One line per value of `series`, with axes, ticks, axis labels, a title, a label at each line's end and a
-    point per row that tells its value on hover (<title>). `names` turns series values into what the legend says."""
+    point per row that tells its value on hover (<title>). `names` turns series values into what the legend says;
+    `y_max` tops a linear y axis at a bound the values cannot pass (an accuracy's 1)."""
     names = names or {}
     xs, ys = frame[x].astype(float), frame[y].astype(float)
     if log_y:
@@ -73,7 +75,7 @@ def line_chart(
     if log_y:
         y_lo, y_hi = 10 ** math.floor(math.log10(y_lo)), 10 ** math.ceil(math.log10(y_hi))
     else:
-        y_lo, y_hi = min(0.0, y_lo), y_hi * 1.05 if y_hi > 0 else 1.0
+        y_lo, y_hi = min(0.0, y_lo), y_max if y_max is not None else y_hi * 1.05 if y_hi > 0 else 1.0
     x_ticks = x_ticks or (log_ticks(x_lo, x_hi) if log_x else linear_ticks(x_lo, x_hi))
     y_ticks = log_ticks(y_lo, y_hi) if log_y else linear_ticks(y_lo, y_hi)
     if not log_y:
