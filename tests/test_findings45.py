@@ -9,7 +9,9 @@ in some FINDINGS tuple.
 Training: the app trains 600 steps with seed 0 (dragon/runs.py FULL.grow_steps), shared once per server and with the
 other tests of the session (dragon/runtime/shared.py); seeds 1 and 2 are the same full 600-step run the API gives for
 those seeds, not a shorter one, because the sentences are about the trained state (which heads split or switched, what
-pruning costs); each takes about 6 s on one CPU thread, and their pruning about 4 s."""
+pruning costs); each takes about 6 s on one CPU thread, and their pruning about 4 s. 4-4's heal (the heads left on after
+the best pruning, fine-tuned with the others held at zero) is measured on the same three models here, in the module that
+trains them, so that no other test process trains them again."""
 
 import itertools
 import re
@@ -24,7 +26,9 @@ from dragon.analyze import analyze
 from dragon.engine import default_dragon
 from dragon.features import embed
 from dragon.lessons import crystal_ball, growing, healing, own_sentence, positions, pruning, tower
+from dragon.lessons.pruning import best_pruning, trained
 from dragon.levels.loader import get_level, load_levels
+from dragon.margins import SHARE_MARGIN
 from dragon.runs import FULL
 from tests.test_own_sentence import KNOWN
 from ui.rooms import crystal as crystal_room
@@ -32,7 +36,9 @@ from ui.rooms import findings_text
 from ui.rooms import grow as grow_room
 from ui.rooms import positions as positions_room
 from ui.rooms import prune as prune_room
+from ui.rooms import registry as rooms
 from ui.rooms import tower as tower_room
+from ui.rooms.loading import SEED
 from ui.strings import STRINGS, t
 
 SEEDS = (0, 1, 2)
@@ -59,6 +65,8 @@ NOT_FINDINGS = {
         "c_detail_help", "c_detail_title", "c_rank_title", "pos_rt_setup", "pos_rt_back", "pos_rt_place",
         "pos_rt_heads", "pos_rt_k_back", "pos_rt_k_place", "pos_rt_k_heads", "tw_rt_setup", "tw_rt_nearest",
         "b_why_title", "b_why_head", "b_why_light", "b_why_levels",
+        "hl_q", "hl_label", "hl_back_little", "hl_back_some", "hl_back_most", "hl_go", "hl_chart", "hl_x", "hl_y",
+        "hl_pruned", "hl_full",
     },
     "list items and feature names inside a finding's sentence": {
         "g_switch_item", "g_split_item", "p_alone_item", "p_twin_item", "p_lonely_item", "pos_f_early", "pos_f_pron",
@@ -72,7 +80,7 @@ NOT_FINDINGS = {
     "a number the computation returns, inserted as it is (tested where it is built), or the player's own score": {
         "c_intro", "c_result", "c_model", "tw_setup", "tw_read_result", "tw_result", "g_setup", "g_done",
         "g_measured", "g_result", "g_from_step", "p_goal", "p_measured", "pos_result", "pos_read_result", "b_made",
-        "b_share", "pos_rt_mark", "tw_rt_layer",
+        "b_share", "pos_rt_mark", "tw_rt_layer", "hl_result",
         "c_prev", "c_next",  # a head's label, chosen by heads_grid.neighbour_of on the real row (test_heads_instrument)
     },
 }
@@ -382,3 +390,87 @@ def test_our_context_head_is_judged_by_the_real_heads_rule() -> None:
     real = own_sentence.judge({"tokens": ["dog", "bone", "it"], "row": [0.51, 0.49, 0.0], "position": 2,
                                "specials": 0.0}, "dog")
     assert real["verdict"] == "unsure" and real["reason"] == "flat"
+
+
+# --- 4-4's heal: heads that cover for each other, on the three seeds' models --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def heals() -> list[dict]:
+    """The heal of 4-4's answer (its best pruning) on each seed, as the level measures it (the server's run: the page's
+    heal below finds it done)."""
+    return [api.heal(None, seed) for seed in SEEDS]
+
+
+@pytest.mark.slow
+def test_a_switched_off_head_stays_off_while_the_rest_are_tuned(heals: list[dict]) -> None:
+    model, _ = trained(0)
+    pattern = best_pruning(0)["patterns"][0]
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    healing.heal(pattern, 0, steps=20, device=torch.device("cpu"))
+    assert all(torch.equal(v, model.state_dict()[k]) for k, v in before.items())  # 4-3's shared model is untouched
+    r = heals[0]
+    assert r["active"] == pattern and r["curves"]["pruned"][0] == r["pruned_accuracy"]
+    assert r["pruned_accuracy"] < r["full_accuracy"]  # the pruning cost something before the heal
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.slow
+def test_the_heal_is_measured_against_the_full_model_given_the_same_steps(heals: list[dict], seed: int) -> None:
+    r = heals[seed]
+    assert r["steps"] == healing.HEAL_STEPS and len(r["curves"]["pruned"]) == len(r["curve_steps"])
+    lost = r["full_after_accuracy"] - r["pruned_accuracy"]
+    assert r["lost"] == pytest.approx(lost, abs=1e-4)
+    assert r["back_share"] == pytest.approx((r["healed_accuracy"] - r["pruned_accuracy"]) / lost, abs=1e-3)
+    assert findings.untrue(healing.FINDINGS, healing.measured(r)) == [], r
+
+
+@pytest.mark.slow
+def test_the_heals_question_is_decided_by_its_margin(heals: list[dict]) -> None:
+    (q,) = healing.questions(heals)
+    shares = [r["back_share"] for r in heals]
+    assert q["measured"] == shares and q["accepted"]
+    for share in shares:  # every seed's own bucket is accepted, and any bucket within the margin of it
+        assert healing.back_bucket(share) in q["accepted"]
+        for nudge in (-SHARE_MARGIN, SHARE_MARGIN):
+            assert healing.back_bucket(min(max(share + nudge, 0), 1)) in q["accepted"]
+    assert len(q["accepted"]) < len(healing.BACK)  # some answer is wrong: the question can be failed
+
+
+@pytest.mark.parametrize("active, message",
+                         [([1] * 7, "list of 8 switches"), ([1] * 7 + [2], r"1 \(on\) or 0 \(off\)")])
+@pytest.mark.slow
+def test_bad_switches_are_clear_errors(active: list, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        healing.heal(active, 0, steps=10)
+
+
+@pytest.mark.slow
+def test_bad_steps_are_clear_errors() -> None:
+    with pytest.raises(ValueError, match="steps must be in 10…2000"):
+        healing.heal([1] * 8, 0, steps=5)
+
+
+@pytest.mark.slow
+def test_the_page_heals_the_answers_pruning_after_the_level_and_scores_nothing(heals: list[dict]) -> None:
+    """4-4 played: the answer submitted, then the heal asked (a bad guess refused), measured in the lane and checked
+    against the measured share by its margin; the level's stars and the progress stay the pruning's."""
+    assert SEED in SEEDS
+    r = heals[SEEDS.index(SEED)]
+    state, saved = {"level": "4-4", "lang": "en"}, game.save(game.new_progress())
+    best = api.prune_best(SEED)
+    switches = {f"h{i}": str(a) for i, a in enumerate(best["patterns"][0])}
+    done = rooms.answer("submit", state, saved, switches)
+    assert done["session"]["lab"]["stars"] == 3 and 'data-act="heal"' in done["lab"]["body"]
+    assert rooms.answer("heal", state, saved, {"back": "most"}) == {}  # before the answer: no heal
+    refused = rooms.answer("heal", done["session"], done["saved"], {"back": "all of it"})
+    assert "heal" not in str(refused.get("session", {}).get("lab", {})) and "lab" in refused
+    (q,) = healing.questions([r])
+    for guess in healing.BACK:
+        out = rooms.answer("heal", done["session"], done["saved"], {"back": guess})
+        lab = out["session"]["lab"]
+        assert lab["heal"] == r and lab["heal_guess"] == guess and lab["stars"] == 3 and "saved" not in out
+        marked = re.search(r"Your guess: [^<]*? ([✓✗])\.", out["lab"]["body"]).group(1)
+        assert (marked == "✓") == (guess in q["accepted"]), guess
+        assert f"{r['healed_accuracy']:.1%}" in out["lab"]["body"]
+    assert rooms.answer("heal", out["session"], done["saved"], {"back": "most"}) == {}  # one heal an attempt
