@@ -13,6 +13,8 @@ import re  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
+import httpx._config as _httpx_config  # noqa: E402
+import httpx._transports.default as _httpx_transports  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
@@ -25,6 +27,20 @@ torch.set_num_threads(1)
 # every test and the app the tests start train the suite's one short configuration of each lesson (dragon/runs.py
 # SHORT), each seed once per run; a test that needs the app's full sizes asks for them by argument
 os.environ["DRAGON_RUNS"] = "short"
+
+# httpx makes a new SSL context for every client it builds (reading certifi's CA bundle: ~25 ms of CPU each), and
+# gradio_client builds one per prediction, the tests' own calls one per httpx.get/post: some 14 core-seconds a run,
+# though every one of them goes to http://127.0.0.1. One default context (read once; safe to share between threads)
+# serves them all; any other verify= still gets its own.
+def _one_ssl_context(verify=True, cert=None, trust_env=True, _made=[]):  # noqa: B006 (the one context, made once)
+    if verify is not True or cert is not None or not trust_env:
+        return _httpx_config.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
+    if not _made:
+        _made.append(_httpx_config.create_ssl_context())
+    return _made[0]
+
+
+_httpx_transports.create_ssl_context = _one_ssl_context
 
 # the app the tests start keeps its live classes in a folder of the test run's own, never in the repository's data/
 # (each of pytest-xdist's workers its own: two workers' classes never meet), deleted when the run ends

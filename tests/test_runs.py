@@ -377,3 +377,12 @@ def test_an_answer_that_changes_no_star_leaves_the_top_alone() -> None:
     right = race_lesson.work_reading(out["session"]["lab"]["result"])
     read = rooms.answer("check", out["session"], out["saved"], {"work": right})
     assert read["session"]["lab"]["stars"] >= 1 and "top" in read  # a star: XP and the picker's stars change
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_wait_says_what_runs_the_heal_in_its_own_words_and_any_other_key_by_its_level(lang: str) -> None:
+    heal = runs.Run(key="heal/11011011/seed=0/cpu", kind="train", compute=lambda report: None, level="4-4")
+    grow = runs.Run(key="grow/steps=600/seed=0/cpu", kind="train", compute=lambda report: None, level="4-4")
+    other = runs.Run(key="curve", kind="train", compute=lambda report: None, level="3-4")
+    assert waits.doing(heal, lang) == t("w_heal", lang, seed="") != waits.doing(grow, lang) == t("w_4-4", lang, seed="")
+    assert waits.doing(other, lang) == t("w_3-4", lang, seed="")

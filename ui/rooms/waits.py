@@ -27,10 +27,13 @@ def curve_colour(series: str) -> str:
     return CURVE_COLOURS.get(series, "#374151")
 
 
+OWN_WORDS = {"heal": "w_heal"}  # runs whose key says more than their level does (4-4 prunes 4-3's model, or heals it)
+
+
 def doing(run: Run, lang: str) -> str:
     """What the run does, in words: 'Training 3-4's five models (seed 7)' (a run of its own words first: 4-4's heal)."""
-    own = f"w_{run.key.partition('/')[0]}"
-    name = own if own in STRINGS else f"w_{run.level}" if f"w_{run.level}" in STRINGS else f"w_{run.kind}"
+    own = OWN_WORDS.get(run.key.partition("/")[0])
+    name = own or (f"w_{run.level}" if f"w_{run.level}" in STRINGS else f"w_{run.kind}")
     seed = "" if run.seed in (None, 0) else t("w_seed", lang, seed=run.seed)
     return t(name, lang, seed=seed)
 
