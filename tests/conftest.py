@@ -27,6 +27,12 @@ torch.set_num_threads(1)
 # every test and the app the tests start train the suite's one short configuration of each lesson (dragon/runs.py
 # SHORT), each seed once per run; a test that needs the app's full sizes asks for them by argument
 os.environ["DRAGON_RUNS"] = "short"
+# ... and each once per session, not once per process: the session's processes (pytest-xdist's workers, the apps they
+# start) keep the lessons' fixed results in one folder (dragon/runtime/shared.py), made by the first process (the
+# controller, whose environment the workers inherit) and deleted when it ends
+if "PYTEST_XDIST_WORKER" not in os.environ and "DRAGON_RESULTS_DIR" not in os.environ:
+    os.environ["DRAGON_RESULTS_DIR"] = tempfile.mkdtemp(prefix="dragon-test-results-")
+    atexit.register(shutil.rmtree, os.environ["DRAGON_RESULTS_DIR"], ignore_errors=True)
 
 # httpx makes a new SSL context for every client it builds (reading certifi's CA bundle: ~25 ms of CPU each), and
 # gradio_client builds one per prediction, the tests' own calls one per httpx.get/post: some 14 core-seconds a run,
