@@ -43,10 +43,20 @@ def open_any(browser, app_url):
 
 
 def open_box(page) -> None:
-    """Open the teachers' box (a click on its summary) and wait until its buttons show."""
+    """Open the teachers' box (a click on its summary) and wait until its buttons show. The box keeps the open or shut
+    state the teacher left it in across a redraw, so a redraw that lands between the look and the click can shut it
+    again (seen once in CI on a busy machine): the look and the click are tried again, at most three times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.wait_for_selector("#teacher summary")
-    if not page.locator("#teacher details[open]").count():
-        page.click("#teacher summary")
+    for _ in range(3):
+        if not page.locator("#teacher details[open]").count():
+            page.click("#teacher summary")
+        try:
+            page.wait_for_selector("#teacher [data-act=open]", state="visible", timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            continue
     page.wait_for_selector("#teacher [data-act=open]", state="visible")
 
 

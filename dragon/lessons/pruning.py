@@ -16,6 +16,8 @@ from dragon.lessons.growing import SPLIT, GatedReader, Growth, evaluate, offset_
 from dragon.lessons.heads_experiment import sample
 from dragon.lessons.papers import papers
 from dragon.margins import question
+from dragon.runtime.device import best_device
+from dragon.runtime.shared import once
 
 KEEP = 0.9  # the goal: at least this share of the full model's accuracy
 MAX_HEADS = 8  # the search tries all 2^h subsets
@@ -136,7 +138,13 @@ def prune(active: Sequence[int | bool], seed: int = 0) -> dict:
 @functools.lru_cache(maxsize=4)
 def best_pruning(seed: int = 0) -> dict:
     """The answer, computed: the most heads off at ≥ 90 % of full accuracy (all 2^h subsets tried), which heads,
-    and the most alike pair of heads (the redundancy that lets one go)."""
+    and the most alike pair of heads (the redundancy that lets one go). Fixed by the seed: made once per server (and
+    once per results folder, dragon/runtime/shared.py), the model it prunes first."""
+    trained(seed)
+    return once(("best-pruning", seed, Growth().ex.steps, str(best_device())), lambda: search(seed))
+
+
+def search(seed: int) -> dict:
     model, grown = trained(seed)
     h = model.mha.n_heads
     best = best_subsets(lambda patterns: accuracies(patterns, seed).mean(dim=1).tolist(), h)
