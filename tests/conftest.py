@@ -8,6 +8,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import atexit  # noqa: E402
+import functools  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
@@ -38,12 +39,15 @@ if "PYTEST_XDIST_WORKER" not in os.environ and "DRAGON_RESULTS_DIR" not in os.en
 # gradio_client builds one per prediction, the tests' own calls one per httpx.get/post: some 14 core-seconds a run,
 # though every one of them goes to http://127.0.0.1. One default context (read once; safe to share between threads)
 # serves them all; any other verify= still gets its own.
-def _one_ssl_context(verify=True, cert=None, trust_env=True, _made=[]):  # noqa: B006 (the one context, made once)
-    if verify is not True or cert is not None or not trust_env:
-        return _httpx_config.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
-    if not _made:
-        _made.append(_httpx_config.create_ssl_context())
-    return _made[0]
+@functools.cache
+def _default_ssl_context():
+    return _httpx_config.create_ssl_context()
+
+
+def _one_ssl_context(verify=True, cert=None, trust_env=True):
+    if verify is True and cert is None and trust_env:
+        return _default_ssl_context()
+    return _httpx_config.create_ssl_context(verify=verify, cert=cert, trust_env=trust_env)
 
 
 _httpx_transports.create_ssl_context = _one_ssl_context

@@ -12,11 +12,10 @@ from torch.nn import functional as F
 from dragon.analyze import rounded
 from dragon.checks import brief
 from dragon.findings import Finding, Measured
-from dragon.lessons.growing import SPLIT, GatedReader, Growth, evaluate, offset_profile, shared
+from dragon.lessons.growing import SPLIT, GatedReader, Growth, evaluate, memo_key, offset_profile, shared
 from dragon.lessons.heads_experiment import sample
 from dragon.lessons.papers import papers
 from dragon.margins import question
-from dragon.runtime.device import best_device
 from dragon.runtime.shared import once
 
 KEEP = 0.9  # the goal: at least this share of the full model's accuracy
@@ -141,7 +140,7 @@ def best_pruning(seed: int = 0) -> dict:
     and the most alike pair of heads (the redundancy that lets one go). Fixed by the seed: made once per server (and
     once per results folder, dragon/runtime/shared.py), the model it prunes first."""
     trained(seed)
-    return once(("best-pruning", seed, Growth().ex.steps, str(best_device())), lambda: search(seed))
+    return once(("best-pruning", memo_key(Growth().ex.steps, seed)), lambda: search(seed))
 
 
 def search(seed: int) -> dict:
