@@ -64,7 +64,8 @@ class Scorer:
 
     def __init__(self, reading: Reading, target) -> None:
         self.reading = reading
-        v = reading.fused(as_gates(target, "target")).flatten()
+        self.target_out = reading.fused(as_gates(target, "target"))
+        v = self.target_out.flatten()
         nv = v.norm()
         self._silent = nv.item() < 1e-12
         self._unit = v / nv
@@ -84,10 +85,13 @@ def stars(value: float, hints_used: int = 0) -> int:
     return min(earned, max(1, 3 - hints_used))
 
 
-def gradient(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> tuple[float, torch.Tensor]:
-    """Score and its autograd gradient w.r.t. the gates (of the unclamped score, so a score of 0 still has one)."""
+def gradient(
+    reading: Reading, gates: torch.Tensor, target: torch.Tensor, target_out: torch.Tensor | None = None
+) -> tuple[float, torch.Tensor]:
+    """Score and its autograd gradient w.r.t. the gates (of the unclamped score, so a score of 0 still has one);
+    `target_out`: the target's fused output, when the caller has it already."""
     g = gates.clone().requires_grad_(True)
-    s = similarity(reading.fused(g), reading.fused(target), clamp=False)
+    s = similarity(reading.fused(g), reading.fused(target) if target_out is None else target_out, clamp=False)
     (grad,) = torch.autograd.grad(s, g)
     return max(0.0, float(s.detach())), grad
 
@@ -106,9 +110,11 @@ def _nudged(gates: torch.Tensor) -> torch.Tensor:
     return gates.clamp(1e-3, 1.0) if gates.max() <= 0 else gates
 
 
-def uphill(reading: Reading, gates: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+def uphill(
+    reading: Reading, gates: torch.Tensor, target: torch.Tensor, target_out: torch.Tensor | None = None
+) -> torch.Tensor:
     """The gradient of the score at `gates`, less what would push a gate out of [0, 1]."""
-    _, grad = gradient(reading, _nudged(gates), target)
+    _, grad = gradient(reading, _nudged(gates), target, target_out)
     return feasible(grad, gates)
 
 
@@ -154,11 +160,12 @@ def improve(
     s0: float,
     size: float = 0.25,
     grad: torch.Tensor | None = None,
+    scorer: Scorer | None = None,
 ) -> tuple[torch.Tensor, float]:
     """A better gate vector than `gates` (scoring s0), uphill along the gradient (`grad`: uphill's, when the caller
     has it already), else straight toward the target. Each candidate is scored by one Scorer (the target's side
-    worked out once: the same number as score)."""
-    scorer = Scorer(reading, target)
+    worked out once: the same number as score; `scorer`: the caller's, for this reading and target)."""
+    scorer = scorer or Scorer(reading, target)
     new, s1 = _step(scorer, gates, uphill(reading, gates, target) if grad is None else grad, s0, size)
     if s1 <= s0:
         new, s1 = _toward_target(scorer, gates, target, s0, size)
@@ -176,14 +183,16 @@ class Hint:
 
 
 def hint(reading: Reading, gates, target) -> Hint:
-    """The head to move, which way, and a better gate vector; below PERFECT the hint always raises the score."""
+    """The head to move, which way, and a better gate vector; below PERFECT the hint always raises the score. The
+    target's side (its fused output, its unit vector) is worked out once for the score, the gradient and the step."""
     g, t = as_gates(gates), as_gates(target, "target")
-    now = score(reading, g, t)
-    grad = uphill(reading, g, t)
+    scorer = Scorer(reading, t)
+    now = scorer(g)
+    grad = uphill(reading, g, t, target_out=scorer.target_out)
     if now >= PERFECT:
         h = int(grad.abs().argmax())
         return Hint(HEADS[h], 1 if grad[h] >= 0 else -1, _rounded(g), now, now, done=True)
-    new, after = improve(reading, g, t, now, grad=grad)
+    new, after = improve(reading, g, t, now, grad=grad, scorer=scorer)
     move = new - g
     h = int(move.abs().argmax())  # the head whose slider the better vector moves most
     return Hint(HEADS[h], 1 if move[h] >= 0 else -1, _rounded(new), now, after)
