@@ -57,7 +57,7 @@ LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the endpoints that race or train wait for the server's lane (dragon/runtime/lane.py runs one at a time); at most two
 # such calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
-LANE_RUNS = ("race", "long_scroll", "heads_experiment", "grow", "heal")  # the endpoints TIMED holds
+LANE_RUNS = ("race", "long_scroll", "heads_experiment", "grow", "heal", "stability")  # the endpoints TIMED holds
 REAL_MODEL = {"concurrency_limit": 2, "concurrency_id": "real-model"}  # the pretrained model: two calls at a time
 # Gradio keeps each session's state (a copy of the page's config, ≈64 KB, and the player's attempt) until this many
 # newer sessions have been used: the bound on that memory. An API call is a session of its own.
@@ -268,6 +268,13 @@ def heal(active: list[int], seed: int = 0) -> dict:
     return core_api.heal(active, core_api.public_seed(seed))  # a class exam's seeds (≥ 2³¹) are no caller's
 
 
+def stability(seed: int = 0) -> dict:
+    """4-5's grid (seeds seed … seed + 2, 0…2³¹−1): 4-3's task trained with 1 head and with 8 heads (same width) at
+    learning rates 0.01, 0.03, 0.1, 0.3: each run's final_loss, final_accuracy, share and failed; fails per model,
+    failures_begin, the accuracy grid (heads × rates) and the curves of a failed and a good run."""
+    return core_api.stability(core_api.public_seed(seed))  # a class exam's seeds (≥ 2³¹) are no caller's
+
+
 def positions(text: str, lang: str = "auto") -> dict:
     """The text and its subject/object swap (我爱你 → 你爱我) through the dragon without positions
     (max_diff_unpermuted_no_positions ~1e-7: the same vectors, permuted) and with sinusoidal positions
@@ -288,7 +295,8 @@ ENDPOINTS = {
     "levels": levels, "play": play_level, "hint": hint, "explain": explain, "analyze": analyze,
     "head_math": head_math, "race": race, "long_scroll": long_scroll, "fusion": fusion,
     "heads_experiment": heads_experiment,
-    "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "heal": heal, "positions": positions,
+    "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "heal": heal, "stability": stability,
+    "positions": positions,
     "check_level": check_level,
 }
 

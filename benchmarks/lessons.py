@@ -50,6 +50,7 @@ def main() -> None:
     maps = race(LENGTHS, keep_maps=True)
     heads = api.heads_experiment()
     scroll_s, scroll = seconds(api.long_scroll)  # 3-5 at the level's lengths 64 … 4,096, window 8
+    stability_s, grid = seconds(api.stability)  # 4-5's grid: 24 short trainings
     T = fused["lengths"].index(1024)
     summary = {
         "device": fused["device"],
@@ -86,6 +87,11 @@ def main() -> None:
                                  scroll["sparse_ms"], scroll["full_bytes"], scroll["sparse_bytes"], strict=True)},
         "long_scroll_cross_from": scroll["crossing"]["from"],
         "long_scroll_most_kept_w4": {lang: scroll["heads"][lang]["most_kept"] for lang in ("zh", "en")},
+        "stability_s": grid["seconds"],
+        "stability_wall_s": stability_s,
+        "stability_fails": grid["fails"],
+        "stability_failures_begin": grid["failures_begin"],
+        "stability_margin": grid["margin"],
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
     }
@@ -97,6 +103,7 @@ def main() -> None:
         ("long_scroll_s", "≤ 20", summary["long_scroll_s"] <= 20),
         ("crystal_ball_load_s", "≤ 5", summary["crystal_ball_load_s"] <= 5),
         ("growing_up_s", "≤ 30", summary["growing_up_s"] <= 30),
+        ("stability_s", "≤ 20", summary["stability_s"] <= 20),
     ):
         print(f"{name:22s} {summary[name]!s:>8}  goal {goal}  {'ok' if ok else 'MISSED'}")
     print(f"{'race_speedup_T1024':22s} {summary['race_speedup_T1024']!s:>8}  (measured on {summary['device']})")

@@ -350,6 +350,13 @@ def heal(active: list[int] | None = None, seed: int = 0) -> dict:
     return RUNS.heal(active, seed)
 
 
+def stability(seed: int = 0) -> dict:
+    """4-5's grid: 4-3's task trained with 1 head and with 8 heads (d_model 64) at four learning rates on three seeds
+    (seed, seed + 1, seed + 2): every run's final loss, accuracy, share of its model's best loss fall and whether it
+    failed; the fail counts, the rate where failures begin, the accuracy grid and a failed and a good run's curves."""
+    return RUNS.stability(seed)
+
+
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
     """The text and its subject/object swap (or `other`, the same tokens reordered) through the dragon without
     positions (outputs equal after un-permuting, ~1e-7) and with sinusoidal positions added (they differ)."""
