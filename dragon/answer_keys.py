@@ -14,6 +14,7 @@ from dragon.lessons import (
     positions,
     pruning,
     race,
+    stability,
     tower,
 )
 from dragon.levels.level import Level
@@ -36,6 +37,7 @@ QUESTIONS: dict[str, Questions] = {
     "tower": lambda level, lang: tower.questions(tower.tower()),
     "grow": lambda level, lang: growing.questions(RUNS.grow(RUNS.sizes.grow_steps, 0)),
     "prune": lambda level, lang: pruning.questions(RUNS.prune_best(0)),
+    "stability": lambda level, lang: stability.questions(RUNS.stability(0)),
     # chapter 5
     "positions": positions.questions,
     "badge": lambda level, lang: [],  # 5-2's stars are the player's results, not an answer

@@ -357,6 +357,11 @@ def stability(seed: int = 0) -> dict:
     return RUNS.stability(seed)
 
 
+def stability_run(seed: int = 0) -> Run:
+    """4-5's grid from this first seed as a run of the lane that a page follows (seed 0: made once per server)."""
+    return RUNS.stability_run(seed)
+
+
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
     """The text and its subject/object swap (or `other`, the same tokens reordered) through the dragon without
     positions (outputs equal after un-permuting, ~1e-7) and with sinusoidal positions added (they differ)."""

@@ -2,6 +2,7 @@
 
 SHARE_MARGIN = 0.05  # a share (of attention, of accuracy, a cosine) decides an answer only by 5 points or more
 SHARE_POINTS = f"{100 * SHARE_MARGIN:g}"  # the same margin as the pages print it, in points of a share or accuracy (5)
+RUNS_MARGIN = 1  # a count of failed runs decides an answer only when one run more or less would not change it
 DISTANCE_MARGIN = 0.1  # a mean attention distance (in words) decides an answer only by a tenth of a word or more
 
 

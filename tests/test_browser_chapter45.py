@@ -9,6 +9,7 @@ import pytest
 from dragon import api, game
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import positions as positions_lesson
+from dragon.lessons import stability as stability_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.loader import get_level
 from tests.test_browser import in_view, shot, text_sizes_below
@@ -102,6 +103,32 @@ def test_pruning_measure_then_submit_zh_phone(open_lab) -> None:  # noqa: F811
     assert f"{healed['healed_accuracy']:.1%}" in page.locator("#lab .heal-head").inner_text()
     assert in_view(page, "#lab .heal-head") and page.locator("#lab .heal svg").count() == 1
     shot(page, "ch4-heal-phone-zh")
+
+
+@pytest.mark.parametrize(("lang", "size"), [("zh", "phone"), ("en", "desktop")])
+def test_when_training_fails_a_believer_predicts_trains_the_grid_and_passes_by_reading_it(open_lab, lang, size) -> None:  # noqa: F811
+    """4-5: the lesson's claim predicted (eight heads fail more, from the largest rate), the grid trained in the lane,
+    the counts and the heat map shown as the grid measured them, the reading right: the level passes with ★; no
+    sideways scroll on a phone, the verdict in view after each action."""
+    page = open_lab(f"level=4-5&lang={lang}", size)
+    page.wait_for_selector("#lab [data-answer=who]", timeout=SLOW)
+    page.locator("#lab [data-answer=who]").select_option("eight")
+    page.locator("#lab [data-answer=rate]").select_option("0.3")
+    page.locator("#mhd-lab-grid").click()
+    page.wait_for_selector("#lab [data-answer=read]", timeout=SLOW)
+    grid = api.stability(0)
+    assert in_view(page, "#lab .result-head")
+    cells = page.locator("#lab .fail-grid td").all_inner_texts()
+    assert [c.split()[0] for c in cells] == [f"{a:.2f}" for row in grid["accuracy"] for a in row]
+    shot(page, f"ch4-stability-{size}-{lang}")
+    page.locator("#lab [data-answer=read]").select_option(str(stability_lesson.fixes(grid)[0]))
+    page.locator("#mhd-lab-check").click()
+    page.wait_for_selector('#lab .lab-end[data-stars="1"]')
+    assert in_view(page, "#lab .lab-end")
+    said = page.locator("#lab .lines").inner_text()
+    assert str(grid["fails"]["1"]) in said and page.locator("#lab svg.chart").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, f"ch4-stability-read-{size}-{lang}")
 
 
 @pytest.mark.parametrize(("lang", "size"), [("en", "desktop"), ("zh", "phone")])

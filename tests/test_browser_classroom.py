@@ -13,6 +13,7 @@ from dragon import api, game
 from dragon.config import HEADS
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import positions as positions_lesson
+from dragon.lessons import stability as stability_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.claims import top_words
 from dragon.levels.loader import get_level, load_levels
@@ -141,6 +142,16 @@ def play_lab(page, level_id: str, lang: str) -> list[str]:
         L("#mhd-lab-submit").click()
         page.wait_for_selector("#lab .lab-end")
         acted("submit")
+    elif level_id == "4-5":
+        L("#lab [data-answer=who]").select_option("eight")  # the lesson's claim
+        L("#lab [data-answer=rate]").select_option("0.3")
+        L("#mhd-lab-grid").click()
+        page.wait_for_selector("#lab [data-answer=read]", timeout=SLOW)
+        acted("grid")
+        L("#lab [data-answer=read]").select_option(str(stability_lesson.fixes(api.stability(0))[0]))
+        L("#mhd-lab-check").click()
+        page.wait_for_selector("#lab .lab-end")
+        acted("read")
     elif level_id == "5-1":
         L("#lab [data-answer=free]").select_option("differ")
         L("#lab [data-answer=pos]").select_option("differ")
@@ -165,7 +176,7 @@ LAB_LEVELS = [lv.id for ch in load_levels() for lv in ch.levels if lv.chapter >=
 
 
 def test_every_lab_level_is_played_here() -> None:
-    assert LAB_LEVELS == ["3-1", "3-2", "3-3", "3-4", "3-5", "4-1", "4-2", "4-3", "4-4", "5-1", "5-2"]
+    assert LAB_LEVELS == ["3-1", "3-2", "3-3", "3-4", "3-5", "4-1", "4-2", "4-3", "4-4", "4-5", "5-1", "5-2"]
 
 
 @pytest.mark.parametrize("level_id", LAB_LEVELS)

@@ -11,7 +11,7 @@ import pytest
 from dragon import api, game, margins
 from dragon.answer_keys import QUESTIONS
 from dragon.lessons import head_math as head_math_lesson
-from dragon.lessons import long_scroll
+from dragon.lessons import long_scroll, stability
 from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, all_levels, get_level
 from dragon.runs import RUNS
@@ -20,7 +20,7 @@ LEVELS = [lv for lv in all_levels().values() if not lv.sliders]
 # what decides each kind of measured answer (DESIGN.md: a share by 5 points, a distance by 0.1 word, a timing by
 # the spread of repeated runs); answers that are facts of the architecture or exact counts have no margin (None)
 NEEDS = {"share": margins.SHARE_MARGIN, "share bucket": margins.SHARE_MARGIN, "cosine bucket": margins.SHARE_MARGIN,
-         "words": margins.DISTANCE_MARGIN, "factor from the edge": 10.0}
+         "words": margins.DISTANCE_MARGIN, "factor from the edge": 10.0, "runs": margins.RUNS_MARGIN}
 EXACT = {"exact", "count", "exact accuracy"}
 
 
@@ -74,7 +74,8 @@ def test_explain_refuses_unknown_levels_and_languages() -> None:
 WORST = {"o0": "residual", "o1": "w_o", "o2": "concat", "keep": "2", "reach": "0"}  # 3-3: every prediction wrong
 READ_LEVELS = {"3-2": ("race", {"guess": "1000"}), "3-3": ("predict", WORST),
                "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))}),
-               "3-5": ("scroll", {"cross": "never", "heads": "8"})}
+               "3-5": ("scroll", {"cross": "never", "heads": "8"}),
+               "4-5": ("grid", {"who": "eight", "rate": "0.01"})}  # the lesson's claim, and failing from the lowest
 
 
 @pytest.mark.slow
@@ -93,7 +94,8 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
     field = "work" if level.kind == "race" else "read"
     options = {"race": race_lesson.WORK, "fusion": [str(i) for i in range(len(game.REACH_BUCKETS) + 1)],
                "heads": [str(h) for h in RUNS.sizes.experiment.heads],
-               "scroll": [str(i) for i in range(len(long_scroll.READ_FACTORS))]}[level.kind]
+               "scroll": [str(i) for i in range(len(long_scroll.READ_FACTORS))],
+               "stability": [str(i) for i in range(len(stability.READ_FIXES))]}[level.kind]
     passed = set()
     for option in options:
         out = rooms.answer("check", ran["session"], ran["saved"], {field: option})

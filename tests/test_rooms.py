@@ -83,8 +83,8 @@ def test_only_the_toolkit_writes_the_blocks() -> None:
     uses = re.compile(r"^from ui\.rooms\.lab import|^from ui\.rooms import .*\blab\b", re.M)
     users = [p for p in sorted((ROOT / "ui").rglob("*.py"))
              if p.stem not in ("lab", "registry") and uses.search(p.read_text(encoding="utf-8"))]
-    rooms_by_kind = {"formula", "race", "fusion", "heads", "scroll", "crystal", "tower", "grow", "prune", "positions",
-                     "badge"}
+    rooms_by_kind = {"formula", "race", "fusion", "heads", "scroll", "crystal", "tower", "grow", "prune", "stability",
+                     "positions", "badge"}
     assert {p.stem for p in users} >= rooms_by_kind
     found = [f"{p.name}: {b}" for p in users for b in BLOCKS if b in p.read_text(encoding="utf-8")]
     assert found == []

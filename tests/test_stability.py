@@ -77,20 +77,28 @@ def test_no_sentence_the_page_may_say_of_the_grid_is_false(grid: dict) -> None:
 
 
 def test_the_answer_key_is_decided_by_the_counts_and_the_share_margin(grid: dict) -> None:
-    who, rate = stability.questions(grid)
+    who, rate, read = stability.questions(grid)
     diff = grid["fails"]["1"] - grid["fails"]["8"]
     assert who["accepted"] == ["one" if diff >= 2 else "eight" if diff <= -2 else "same"]
     assert who["margin"] >= 1  # one run more or less would not change the answer
     lowest = {h: min((lr for lr in grid["rates"] if sum(r["failed"] for r in grid["runs"]
                                                         if r["heads"] == h and r["lr"] == lr) >= 2), default=None)
               for h in (1, 8)}
-    assert sorted({v for v in lowest.values() if v is not None}) == rate["accepted"]
+    assert [str(v) for v in sorted({v for v in lowest.values() if v is not None})] == rate["accepted"]
     assert rate["margin"] == grid["margin"] >= 0.25
+    # the reading: a smaller rate trains every failed run; the other model at the same rate and seed does not
+    assert read["accepted"] == [0] and stability.READ_FIXES[0] == "smaller"
+    for r in grid["runs"]:
+        if r["failed"]:
+            assert any(not o["failed"] for o in grid["runs"]
+                       if (o["heads"], o["seed"]) == (r["heads"], r["seed"]) and o["lr"] < r["lr"])
 
 
 def test_every_finding_sentence_exists_in_both_languages_and_fills_in(grid: dict) -> None:
     m = stability.measured(grid)
     for f in stability.FINDINGS:
+        if "." in f.key:
+            continue  # the level's why: its text is the level file's (held in tests/test_findings45.py)
         for lang in ("zh", "en"):
             text = t(f.key, lang, n=grid["runs_per_model"], one=m["fails_one"], eight=m["fails_eight"],
                      best_one=m["best_one"], best_eight=m["best_eight"])

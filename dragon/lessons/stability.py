@@ -12,15 +12,17 @@ import torch
 from dragon.findings import Finding
 from dragon.lessons.growing import SEEDS, Progress, check_seed
 from dragon.lessons.heads_experiment import Experiment, threads, train_one
-from dragon.margins import question
+from dragon.margins import RUNS_MARGIN, question
 from dragon.runtime.device import best_device
 
 FAIL_SHARE = 0.5  # a run fails when its loss falls by less than half of the fall its model reaches on that seed at
 # its best rate of the grid (a loss that ends at chance, rises, or becomes NaN falls by nothing)
-MORE_BY = 2  # one model "fails more" when it fails in at least this many more runs of the grid than the other
+MORE_BY = 2 * RUNS_MARGIN  # one model "fails more" when it fails in this many more runs of the grid than the other
 MOST = 0.5  # "failures begin" at the lowest rate where more than half of a model's seeds fail
 LIMITED = 0.5  # one head "is limited by its capacity" when its best accuracy is below half of eight heads' best
 WHO = ("one", "eight", "same")  # the answers to "which fails more"
+NONE = "none"  # "failures begin at no rate of the grid"
+READ_FIXES = ("smaller", "more_heads", "fewer_heads")  # what might make a failed run train, read off the grid
 DECIMALS = 4
 
 
@@ -138,6 +140,8 @@ def measured(result: dict) -> dict:
         # each model has a rate where every seed trains and a larger one where every seed fails
         "sensitive": all(any(all(by[bad]) and not any(by[ok]) for ok in by for bad in by if bad > ok)
                          for by in every.values()),
+        # some failed run ends above chance's loss: it rose instead of falling
+        "rose": any(r["final_loss"] is None or r["final_loss"] > result["chance_loss"] for r in runs if r["failed"]),
         # every failed run trains at a smaller rate of the grid (same model, same seed)
         "smaller_trains": all(any(not o["failed"] for o in runs if o["heads"] == r["heads"] and o["seed"] == r["seed"]
                                   and o["lr"] < r["lr"]) for r in runs if r["failed"]),
@@ -157,6 +161,9 @@ FINDINGS: tuple[Finding, ...] = (
             always=True),
     Finding("fl_capacity", lambda m: m["best_one"] < LIMITED * m["best_eight"], "one head's best accuracy is below "
             "half of eight heads' best: capacity, not training, limits it", always=True),
+    Finding("4-5.why", lambda m: m["rose"] and m["sensitive"] and m["best_one"] < LIMITED * m["best_eight"],
+            "some failed run ends above chance's loss, only a range of rates trains, and one head is capacity-limited",
+            always=True),
 )
 
 
@@ -168,10 +175,31 @@ def who_fails_more(result: dict) -> tuple[str, int]:
     return answer, abs(abs(diff) - MORE_BY) + (1 if abs(diff) >= MORE_BY else 0)
 
 
-def questions(result: dict) -> list[dict]:
-    """Which model fails more (decided by the fail counts, MORE_BY apart), and the rate where failures begin (each
-    model's; both accepted where they differ), every fail decided by the share margin."""
-    who, by = who_fails_more(result)
+def failures_begin(result: dict) -> list[str]:
+    """The rates where failures begin (each model's, both where they differ) as the page names them; "none" when
+    neither model fails at any rate of the grid."""
     begins = sorted({lr for lr in result["failures_begin"].values() if lr is not None})
-    return [question("stability_who", [who], result["fails"], by, "runs"),
-            question("stability_rate", begins, result["failures_begin"], result["margin"], "share")]
+    return [str(lr) for lr in begins] or [NONE]
+
+
+def fixes(result: dict) -> list[int]:
+    """Which of READ_FIXES makes every failed run of the grid train (indices): a smaller rate (same model, same seed),
+    more heads (the 8-head run at the 1-head failure's rate and seed), fewer heads (the other way round)."""
+    runs = {(r["heads"], r["lr"], r["seed"]): r for r in result["runs"]}
+    h1, h8 = result["heads"]
+    failed = [r for r in runs.values() if r["failed"]]
+    swap = lambda r, h: not runs[(h, r["lr"], r["seed"])]["failed"]  # noqa: E731
+    holds = (measured(result)["smaller_trains"],
+             all(swap(r, h8) for r in failed if r["heads"] == h1),
+             all(swap(r, h1) for r in failed if r["heads"] == h8))
+    return [i for i, ok in enumerate(holds) if ok and failed]
+
+
+def questions(result: dict) -> list[dict]:
+    """Which model fails more (decided by the fail counts, MORE_BY apart), the rate where failures begin (each
+    model's; both accepted where they differ) and the grid's reading, what makes a failed run train; every fail is
+    decided by the share margin."""
+    who, by = who_fails_more(result)
+    return [question("who", [who], result["fails"], by, "runs"),
+            question("rate", failures_begin(result), result["failures_begin"], result["margin"], "share"),
+            question("read", fixes(result), result["fails"], result["margin"], "share")]

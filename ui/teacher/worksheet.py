@@ -216,6 +216,18 @@ def scroll_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> I
     return Item(t("ws_q_scroll_read", lang), factors[acc[0]], factors, why=True)
 
 
+def stability_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    qid, acc = q["id"], q["accepted"]
+    if qid == "who":
+        choices = tuple(t(f"fl_who_{w}", lang) for w in ("one", "eight", "same"))
+        return Item(t("fl_q_who", lang), key(" / ".join(t(f"fl_who_{a}", lang) for a in acc)), choices, why=True)
+    if qid == "rate":
+        said = SEP[lang].join(t("fl_rate_none", lang) if a == "none" else t("fl_rate_at", lang, lr=a) for a in acc)
+        return Item(t("fl_q_rate", lang), said, lines=1, why=True)
+    fixes = tuple(t(f"fl_read_{f}", lang) for f in ("smaller", "more_heads", "fewer_heads"))
+    return Item(t("ws_q_fl_read", lang), " / ".join(fixes[i] for i in acc), fixes, why=True)
+
+
 def plain_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
     """A kind with no wording of its own: its question's id asked, its accepted answers keyed."""
     return Item(q["id"], key(" / ".join(str(a) for a in q["accepted"])), lines=2, why=True)
@@ -226,7 +238,7 @@ def plain_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> It
 WORDING: dict[str, Callable[[Level, str, dict, list[dict], Key], Item]] = {
     "compare": compare_item, "match": match_item, "formula": formula_item, "race": race_item, "fusion": fusion_item,
     "heads": heads_item, "crystal": crystal_item, "tower": tower_item, "grow": grow_item, "prune": prune_item,
-    "positions": positions_item, "scroll": scroll_item,
+    "positions": positions_item, "scroll": scroll_item, "stability": stability_item,
 }
 
 
