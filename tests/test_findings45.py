@@ -70,7 +70,7 @@ NOT_FINDINGS = {
         "fl_setup", "fl_q_who", "fl_who_one", "fl_who_eight", "fl_who_same", "fl_q_rate", "fl_rate_at", "fl_rate_none",
         "fl_go", "fl_k_who", "fl_k_rate", "fl_read_q", "fl_read_label", "fl_read_smaller", "fl_read_more_heads",
         "fl_read_fewer_heads", "fl_grid_title", "fl_rate", "fl_row", "fl_cell", "fl_chart", "fl_good", "fl_failed",
-        "fl_x", "fl_y", "fl_tip",
+        "fl_x", "fl_y", "fl_tip", "fl_chance",
     },
     "list items and feature names inside a finding's sentence": {
         "g_switch_item", "g_split_item", "p_alone_item", "p_twin_item", "p_lonely_item", "pos_f_early", "pos_f_pron",

@@ -142,7 +142,7 @@ def predict_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, da
     steps, keep_b, reach_b = fusion_lesson.answer_key(fusion_of(level, lang), game.KEEP_BUCKETS, game.REACH_BUCKETS)
     points = int(order == steps) + int(int(answers["keep"]) in keep_b) + int(int(answers["reach"]) == reach_b)
     progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {**attempt, "answers": answers, "points": points, "cap": cap}, ""
+    return progress, {**attempt, "answers": answers, "points": points, "cap": cap, "out_of": FUSION_POINTS}, ""
 
 
 def read_fusion(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

@@ -203,7 +203,11 @@ def cap_note(level: Level, lang: str, progress: dict, attempt: Attempt) -> str:
     if "stars" in attempt:
         return ""  # the end of the attempt says what was earned
     if "cap" in attempt:  # rounds under way: this try keeps what it could earn when it began
-        text = t("lab_try", lang, now=star_text(int(attempt["cap"])), later=star_text(1))
+        now = int(attempt["cap"])
+        if isinstance(attempt.get("points"), int) and isinstance(attempt.get("out_of"), int):  # predictions checked:
+            now = min(now, game.read_stars(game.points_stars(attempt["points"], attempt["out_of"]), True))  # a right
+            # reading adds nothing to what they earned
+        text = t("lab_try", lang, now=star_text(now), later=star_text(1))
     elif game.hints_used(progress, level.id):
         text = t("lab_shown", lang, stars=star_text(answer_cap(progress, level.id)))
     else:

@@ -81,7 +81,7 @@ def predict_positions(level: Level, lang: str, progress: dict, attempt: Attempt,
     truth = positions_lesson.answer_key(api.positions(level.text[lang], lang))
     points = sum(given[k] == v for k, v in truth.items())
     progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {**attempt, "answers": given, "points": points, "cap": cap}, ""
+    return progress, {**attempt, "answers": given, "points": points, "cap": cap, "out_of": len(PREDICTIONS)}, ""
 
 
 def read_positions(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

@@ -144,7 +144,8 @@ def measure(level: Level, lang: str, progress: dict, attempt: Attempt, data: dic
     key = answer_key(run.result, api.scroll_heads(lang))
     points = sum(given[k] in key[k] for k in PREDICTIONS)
     progress, cap = lab.answers_shown(progress, level.id)  # the measurement is on screen now
-    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap}, ""
+    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap,
+                      "out_of": len(PREDICTIONS)}, ""
 
 
 def read_scroll(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

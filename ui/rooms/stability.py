@@ -13,7 +13,7 @@ from ui.widgets.charts import line_chart
 from ui.widgets.draw import esc
 
 PREDICTIONS = ("who", "rate")
-COLOURS = {"good": "#1f4e9c", "failed": "#c2410c"}
+COLOURS = {"good": "#1f4e9c", "failed": "#c2410c", "chance": "#6b7280"}
 
 
 def answer_key(result: dict) -> dict[str, list[str]]:
@@ -98,13 +98,16 @@ def grid_table(r: dict, lang: str) -> str:
 
 
 def curves_chart(r: dict, lang: str) -> str:
-    """The loss curves of eight heads' best run and its first failed one (same seed), on a log scale."""
+    """The loss curves of eight heads' best run and its first failed one (same seed), on a log scale, with the loss of
+    a model that learned nothing as a grey line."""
     import pandas as pd  # imported here: the engine starts without pandas
 
     ex = r["examples"]
     rows = [{"step": s, "loss": v, "run": name} for name in ("good", "failed") if ex[name]
             for s, v in zip(ex[name]["curve_steps"], ex[name]["curve"], strict=True) if v is not None]
+    rows += [{"step": s, "loss": r["chance_loss"], "run": "chance"} for s in ex["good"]["curve_steps"]]  # the grey line
     names = {name: t(f"fl_{name}", lang, lr=ex[name]["lr"]) for name in ("good", "failed") if ex[name]}
+    names["chance"] = t("fl_chance", lang, v=f"{r['chance_loss']:.2f}")
     return line_chart(pd.DataFrame(rows), "step", "loss", "run", title=t("fl_chart", lang, seed=ex["good"]["seed"]),
                       x_label=t("fl_x", lang), y_label=t("fl_y", lang), colours=COLOURS, names=names, log_y=True,
                       tip=t("fl_tip", lang))
@@ -144,7 +147,8 @@ def train_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     key = answer_key(run.result)
     points = sum(given[k] in key[k] for k in PREDICTIONS)
     progress, cap = lab.answers_shown(progress, level.id)  # the grid is on screen now
-    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap}, ""
+    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap,
+                      "out_of": len(PREDICTIONS)}, ""
 
 
 def read_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

@@ -85,7 +85,7 @@ def predict_tower(level: Level, lang: str, progress: dict, attempt: Attempt, dat
     key = tower_lesson.answer_key(tw)
     points = sum(given[k] in key[k]["accepted"] for k in tower_lesson.PREDICTIONS)
     progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {**attempt, "answers": given, "points": points, "cap": cap}, ""
+    return progress, {**attempt, "answers": given, "points": points, "cap": cap, "out_of": len(tower_lesson.PREDICTIONS)}, ""
 
 
 def read_tower(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:
