@@ -57,7 +57,8 @@ LAB = ["lab", "saved", "top", "session"]  # what a lab level's answer changes
 # the endpoints that race or train wait for the server's lane (dragon/runtime/lane.py runs one at a time); at most two
 # such calls hold a worker at once
 TIMED = {"concurrency_limit": 2, "concurrency_id": "lane-runs"}
-LANE_RUNS = ("race", "long_scroll", "heads_experiment", "grow", "heal", "stability")  # the endpoints TIMED holds
+LANE_RUNS = ("race", "long_scroll", "heads_experiment", "grow", "heal", "stability",
+             "router")  # the endpoints TIMED holds
 REAL_MODEL = {"concurrency_limit": 2, "concurrency_id": "real-model"}  # the pretrained model: two calls at a time
 # Gradio keeps each session's state (a copy of the page's config, ≈64 KB, and the player's attempt) until this many
 # newer sessions have been used: the bound on that memory. An API call is a session of its own.
@@ -275,6 +276,13 @@ def stability(seed: int = 0) -> dict:
     return core_api.stability(core_api.public_seed(seed))  # a class exam's seeds (≥ 2³¹) are no caller's
 
 
+def router(seed: int = 0) -> dict:
+    """4-6's heads on demand (seeds seed … seed + 2, 0…2³¹−1): eight heads gated word by word by a learned router that
+    keeps the top k, trained on 4-3's task for k = 1, 2, 4, 8: accuracy, mean_accuracy, kept_share (of the k = 8
+    accuracy), compute_share (k / 8 of the heads' work) and the gates each word of a held-out sequence chose (k = 2)."""
+    return core_api.router(core_api.public_seed(seed))  # a class exam's seeds (≥ 2³¹) are no caller's
+
+
 def positions(text: str, lang: str = "auto") -> dict:
     """The text and its subject/object swap (我爱你 → 你爱我) through the dragon without positions
     (max_diff_unpermuted_no_positions ~1e-7: the same vectors, permuted) and with sinusoidal positions
@@ -296,6 +304,7 @@ ENDPOINTS = {
     "head_math": head_math, "race": race, "long_scroll": long_scroll, "fusion": fusion,
     "heads_experiment": heads_experiment,
     "crystal_ball": crystal_ball, "tower": tower, "grow": grow, "prune": prune, "heal": heal, "stability": stability,
+    "router": router,
     "positions": positions,
     "check_level": check_level,
 }

@@ -51,6 +51,7 @@ def main() -> None:
     heads = api.heads_experiment()
     scroll_s, scroll = seconds(api.long_scroll)  # 3-5 at the level's lengths 64 … 4,096, window 8
     stability_s, grid = seconds(api.stability)  # 4-5's grid: 24 short trainings
+    routed = api.router()  # 4-6: 12 routed models
     T = fused["lengths"].index(1024)
     summary = {
         "device": fused["device"],
@@ -92,6 +93,8 @@ def main() -> None:
         "stability_fails": grid["fails"],
         "stability_failures_begin": grid["failures_begin"],
         "stability_margin": grid["margin"],
+        "router_s": routed["seconds"],
+        "router_kept_share": routed["kept_share"],
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
     }
@@ -104,6 +107,7 @@ def main() -> None:
         ("crystal_ball_load_s", "≤ 5", summary["crystal_ball_load_s"] <= 5),
         ("growing_up_s", "≤ 30", summary["growing_up_s"] <= 30),
         ("stability_s", "≤ 20", summary["stability_s"] <= 20),
+        ("router_s", "≤ 20", summary["router_s"] <= 20),
     ):
         print(f"{name:22s} {summary[name]!s:>8}  goal {goal}  {'ok' if ok else 'MISSED'}")
     print(f"{'race_speedup_T1024':22s} {summary['race_speedup_T1024']!s:>8}  (measured on {summary['device']})")

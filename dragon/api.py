@@ -362,6 +362,18 @@ def stability_run(seed: int = 0) -> Run:
     return RUNS.stability_run(seed)
 
 
+def router(seed: int = 0) -> dict:
+    """4-6's heads on demand: 4-3's task read by eight heads that a learned router keeps k of, word by word, trained
+    for k = 1, 2, 4, 8 on seeds seed … seed + 2: accuracy per k and seed, the mean, its share of the all-heads
+    accuracy, the heads' compute per k and which heads each word of a held-out sequence called (k = 2, first seed)."""
+    return RUNS.routing(seed)
+
+
+def router_run(seed: int = 0) -> Run:
+    """4-6's routed models as a run of the lane that a page follows (seed 0: made once per server)."""
+    return RUNS.routing_run(seed)
+
+
 def positions(text: str, lang: str = "auto", other: str | None = None) -> dict:
     """The text and its subject/object swap (or `other`, the same tokens reordered) through the dragon without
     positions (outputs equal after un-permuting, ~1e-7) and with sinusoidal positions added (they differ)."""

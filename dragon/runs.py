@@ -1,5 +1,5 @@
 """The lessons' runs as the server runs them: 3-2's races, 3-5's long scroll, 3-4's experiment, 4-3's growth, 4-4's
-pruning and 4-5's grid, each in
+pruning, 4-5's grid and 4-6's routed models, each in
 a lane and kept once per server, at the sizes it was given (`Runs`: sizes and lane passed in, never patched)."""
 
 import dataclasses
@@ -14,6 +14,7 @@ from dragon.lessons import healing as healing_lesson
 from dragon.lessons import long_scroll as long_scroll_lesson
 from dragon.lessons import pruning as pruning_lesson
 from dragon.lessons import race as race_lesson
+from dragon.lessons import router as router_lesson
 from dragon.lessons import stability as stability_lesson
 from dragon.levels.loader import load_levels
 from dragon.runtime.device import best_device
@@ -212,6 +213,26 @@ class Runs:
         """The same grid as a run of the lane that a page follows (its wait box meanwhile)."""
         key, compute, found, seed = self.stability_parts(seed)
         return self.lane.submit(key, compute, "train", level="4-5", seed=seed, known=found)
+
+    # --- 4-6: heads on demand ----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def routing_parts(seed: int) -> tuple[str, Callable, tuple[bool, object], int]:
+        seed = router_lesson.check_first_seed(seed)
+        memo = ("routing", router_lesson.Routing(), seed, str(best_device()))
+        train = on_gpu(duration=60)(router_lesson.run)
+        compute = lambda report: once(memo, lambda: train(seed, progress=report))  # noqa: E731
+        return f"routing/seed={seed}/{memo[-1]}", compute, known(memo), seed
+
+    def routing(self, seed: int = 0) -> dict:
+        """4-6's routed models from this first seed, in the lane; fixed by the seed, so made once per server."""
+        key, compute, found, seed = self.routing_parts(seed)
+        return self.lane.run_now(key, compute, "train", level="4-6", seed=seed, known=found)
+
+    def routing_run(self, seed: int = 0) -> Run:
+        """The same runs as a run of the lane that a page follows (its wait box meanwhile)."""
+        key, compute, found, seed = self.routing_parts(seed)
+        return self.lane.submit(key, compute, "train", level="4-6", seed=seed, known=found)
 
 
 RUNS = Runs(sizes_from(os.environ))  # the server's runs: the app's sizes unless DRAGON_RUNS says "short" (the tests)

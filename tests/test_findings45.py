@@ -25,7 +25,7 @@ from dragon import api, findings, game
 from dragon.analyze import analyze
 from dragon.engine import default_dragon
 from dragon.features import embed
-from dragon.lessons import crystal_ball, growing, healing, own_sentence, positions, pruning, stability, tower
+from dragon.lessons import crystal_ball, growing, healing, own_sentence, positions, pruning, router, stability, tower
 from dragon.lessons.pruning import best_pruning, trained
 from dragon.levels.loader import get_level, load_levels
 from dragon.margins import SHARE_MARGIN
@@ -47,8 +47,9 @@ ALL = {
     "tower": tower.FINDINGS, "growing": growing.FINDINGS, "pruning": pruning.FINDINGS,
     "pruning_try": pruning.TRY_FINDINGS, "positions": positions.FINDINGS, "crystal_ball": crystal_ball.FINDINGS,
     "own_sentence": own_sentence.FINDINGS, "healing": healing.FINDINGS, "stability": stability.FINDINGS,
+    "router": router.FINDINGS,
 }
-PREFIXES = ("c_", "tw_", "g_", "stage_", "p_", "pos_", "b_", "hl_", "fl_")
+PREFIXES = ("c_", "tw_", "g_", "stage_", "p_", "pos_", "b_", "hl_", "fl_", "ro_")
 # chapter 4–5 keys that state no finding: labels, questions, buttons, errors, list items of a finding's sentence, and
 # lines that only insert a number the computation returns (or the player's own stars), each tested where it is built
 NOT_FINDINGS = {

@@ -46,7 +46,7 @@ def how_far(run: Run, lang: str) -> str:
     if run.what.startswith("step "):  # 4-3 (and 4-4's model): the step reached
         step, _, total = run.what.removeprefix("step ").partition(" of ")
         return t("w_at_step", lang, step=step, steps=total, pct=pct)
-    if run.what.startswith("run "):  # 4-5: the run of the grid training now
+    if run.what.startswith("run "):  # 4-5, 4-6: the run of the grid training now
         n, _, total = run.what.removeprefix("run ").partition(" of ")
         return t("w_at_run", lang, n=n, total=total, pct=pct)
     if run.what.startswith("T = "):  # a race: the length timed last

@@ -9,7 +9,8 @@ PER_CLIENT = 2  # one client's (one session's) expensive calls queued or running
 PER_ADDRESS = 8  # one address's: the computers of a school behind one address share these
 IN_ALL = 32  # everyone's: past this the server would be minutes behind, so a call is refused, not queued
 # the endpoints whose call races, trains or runs the real model (each call costs the server 0.1 s to minutes)
-EXPENSIVE = frozenset({"race", "long_scroll", "heads_experiment", "grow", "prune", "heal", "stability", "crystal_ball", "tower"})
+EXPENSIVE = frozenset({"race", "long_scroll", "heads_experiment", "grow", "prune", "heal", "stability", "router", "crystal_ball",
+                       "tower"})
 
 
 def trusted_proxies(environ=os.environ) -> tuple[str, list]:
