@@ -5,8 +5,8 @@ browser_ratio  real Chromium: slider change → new score shown, median, ÷ the 
                are measured in alternating rounds, so a busy moment of the machine hits both alike
 answer_s       `python app.py` until its address first answers (the wait page in both languages, ui/server/waking.py)
 start_s        `python app.py` until the game's page is served
-warm_up_s      then until its runs at start (3-4's, 4-3's, 4-5's, in the lane) are done: the class comes to a server
-               that is up
+warm_up_s      then until its runs at start (3-4's, 4-3's, 4-5's, 4-6's, in the lane) are done: the class comes to
+               a server that is up
 class_*        a class: 40 players, each moving a slider once a second for 60 s, against the app and then the echo,
                each move sent as its own page sends it (benchmarks/class_load.py): p95 over moves (from when a move
                came due to its answer), over all calls (the app's 'record' events too), errors
@@ -167,14 +167,15 @@ def class_figures(app_proc: subprocess.Popen, app_url: str, echo_proc: subproces
 
 
 def wait_warm(url: str) -> None:
-    """Wait for the runs `python app.py` starts in the background (its API answers 3-4's, 4-3's and 4-5's once
-    trained)."""
+    """Wait for the runs `python app.py` starts in the background (its API answers 3-4's, 4-3's, 4-5's and 4-6's
+    once trained)."""
     from gradio_client import Client
 
     client = Client(url, verbose=False)
     client.predict(api_name="/heads_experiment")
     client.predict(600, 0, api_name="/grow")
     client.predict(0, api_name="/stability")
+    client.predict(0, api_name="/router")
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from dragon.lessons import (
     positions,
     pruning,
     race,
+    router,
     stability,
     tower,
 )
@@ -38,6 +39,7 @@ QUESTIONS: dict[str, Questions] = {
     "grow": lambda level, lang: growing.questions(RUNS.grow(RUNS.sizes.grow_steps, 0)),
     "prune": lambda level, lang: pruning.questions(RUNS.prune_best(0)),
     "stability": lambda level, lang: stability.questions(RUNS.stability(0)),
+    "router": lambda level, lang: router.questions(RUNS.routing(0)),
     # chapter 5
     "positions": positions.questions,
     "badge": lambda level, lang: [],  # 5-2's stars are the player's results, not an answer

@@ -9,6 +9,7 @@ import pytest
 from dragon import api, game
 from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.lessons import positions as positions_lesson
+from dragon.lessons import router as router_lesson
 from dragon.lessons import stability as stability_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.loader import get_level
@@ -103,6 +104,33 @@ def test_pruning_measure_then_submit_zh_phone(open_lab) -> None:  # noqa: F811
     assert f"{healed['healed_accuracy']:.1%}" in page.locator("#lab .heal-head").inner_text()
     assert in_view(page, "#lab .heal-head") and page.locator("#lab .heal svg").count() == 1
     shot(page, "ch4-heal-phone-zh")
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", "phone"), ("zh", "desktop")])
+def test_heads_on_demand_predict_train_the_routed_models_and_read_the_chart(open_lab, lang, size) -> None:  # noqa: F811
+    """4-6: one head a word predicted, the routed models trained in the lane, the verdict names the measured k, the
+    gates table shows exactly k heads a word, the reading right passes the level; no sideways scroll on a phone."""
+    page = open_lab(f"level=4-6&lang={lang}", size)
+    page.wait_for_selector("#lab [data-answer=k]", timeout=SLOW)
+    page.locator("#lab [data-answer=k]").select_option("1")
+    page.locator("#mhd-lab-route").click()
+    page.wait_for_selector("#lab [data-answer=read]", timeout=SLOW)
+    routed = api.router(0)
+    assert in_view(page, "#lab .result-head")
+    smallest = router_lesson.questions(routed)[0]["accepted"][-1]
+    assert f"k = {smallest}" in page.locator("#lab .result-head").first.inner_text()
+    rows = page.locator("#lab .route-grid tbody tr")
+    assert rows.count() == len(routed["example"]["tokens"])
+    assert all(page.locator(f"#lab .route-grid tbody tr:nth-child({i + 1}) td.grid-cell").count() == 2
+               for i in range(rows.count()))
+    shot(page, f"ch4-router-{size}-{lang}")
+    share = routed["kept_share"][str(router_lesson.READ_K)]
+    page.locator("#lab [data-answer=read]").select_option(str(router_lesson.read_bucket(share)))
+    page.locator("#mhd-lab-check").click()
+    page.wait_for_selector('#lab .lab-end[data-stars="1"]')
+    assert in_view(page, "#lab .lab-end") and page.locator("#lab svg.chart").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, f"ch4-router-read-{size}-{lang}")
 
 
 @pytest.mark.parametrize(("lang", "size"), [("zh", "phone"), ("en", "desktop")])

@@ -13,6 +13,7 @@ from dragon import api, game
 from dragon.config import HEADS
 from dragon.lessons import fusion as fusion_lesson
 from dragon.lessons import positions as positions_lesson
+from dragon.lessons import router as router_lesson
 from dragon.lessons import stability as stability_lesson
 from dragon.lessons import tower as tower_lesson
 from dragon.levels.claims import top_words
@@ -152,6 +153,16 @@ def play_lab(page, level_id: str, lang: str) -> list[str]:
         L("#mhd-lab-check").click()
         page.wait_for_selector("#lab .lab-end")
         acted("read")
+    elif level_id == "4-6":
+        L("#lab [data-answer=k]").select_option("1")
+        L("#mhd-lab-route").click()
+        page.wait_for_selector("#lab [data-answer=read]", timeout=SLOW)
+        acted("route")
+        share = api.router(0)["kept_share"][str(router_lesson.READ_K)]
+        L("#lab [data-answer=read]").select_option(str(router_lesson.read_bucket(share)))
+        L("#mhd-lab-check").click()
+        page.wait_for_selector("#lab .lab-end")
+        acted("read")
     elif level_id == "5-1":
         L("#lab [data-answer=free]").select_option("differ")
         L("#lab [data-answer=pos]").select_option("differ")
@@ -176,7 +187,7 @@ LAB_LEVELS = [lv.id for ch in load_levels() for lv in ch.levels if lv.chapter >=
 
 
 def test_every_lab_level_is_played_here() -> None:
-    assert LAB_LEVELS == ["3-1", "3-2", "3-3", "3-4", "3-5", "4-1", "4-2", "4-3", "4-4", "4-5", "5-1", "5-2"]
+    assert LAB_LEVELS == ["3-1", "3-2", "3-3", "3-4", "3-5", "4-1", "4-2", "4-3", "4-4", "4-5", "4-6", "5-1", "5-2"]
 
 
 @pytest.mark.parametrize("level_id", LAB_LEVELS)

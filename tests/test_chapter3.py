@@ -479,7 +479,7 @@ def test_each_lab_shows_the_star_rule_it_is_scored_with(lang, monkeypatch: pytes
     assert lines["3-4"] == lab.rule(t("rule_rank", lang, m=pairs, b=read_rank[1], tie=f"{game.TIE:g}"))
     # 3-3: all three predictions right ★★★ with the reading, all but one ★★, fewer ★ (rule_read says so)
     assert lab.least_for(lambda p: game.read_stars(game.points_stars(p, 3), True), 3) == [3, 2, 0]
-    assert lines["3-3"] == lab.star_rule(lang, "rule_read", n=3)
+    assert lines["3-3"] == lab.read_rule(lang, 3)
     assert all(game.read_stars(p, False) == 0 for p in range(4))  # a wrong reading loses, whatever was predicted
     monkeypatch.setattr(game, "GUESS_FACTORS", (1.2, 2.0, 3.0))  # the rule line follows the constants
     assert "1.2" in race_room.rule_html(get_level("3-2"), lang)

@@ -36,7 +36,7 @@ LEVELS = Path(__file__).resolve().parent.parent / "assets" / "levels"
 def test_chapters_four_and_five_load_with_their_kinds() -> None:
     kinds = {lv.id: lv.kind for c in load_levels() for lv in c.levels if c.number >= 4}
     assert kinds == {"4-1": "crystal", "4-2": "tower", "4-3": "grow", "4-4": "prune", "4-5": "stability",
-                     "5-1": "positions", "5-2": "badge"}
+                     "4-6": "router", "5-1": "positions", "5-2": "badge"}
     assert get_level("4-1").ask == ("they", "students")
 
 
@@ -82,7 +82,7 @@ def test_chapter_four_opens_after_chapter_three_and_five_after_four() -> None:
             for lv in c.levels:
                 progress = game.record(progress, lv.id, 90, 1)
     assert 4 in game.unlocked_chapters(progress) and 5 not in game.unlocked_chapters(progress)
-    for lv_id in ("4-1", "4-2", "4-3", "4-4", "4-5"):
+    for lv_id in ("4-1", "4-2", "4-3", "4-4", "4-5", "4-6"):
         progress = game.record(progress, lv_id, 90, 1)
     assert 5 in game.unlocked_chapters(progress)
 

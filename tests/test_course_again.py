@@ -227,7 +227,8 @@ def measured_numbers(question: dict) -> list[float]:
 
 
 LABS = [lv for lv in all_levels().values() if lv.kind in ("formula", "race", "fusion", "heads", "scroll", "crystal",
-                                                                "tower", "grow", "prune", "stability", "positions")]
+                                                                "tower", "grow", "prune", "stability", "router",
+                                                                "positions")]
 
 
 @pytest.mark.slow

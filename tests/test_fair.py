@@ -11,7 +11,7 @@ import pytest
 from dragon import api, game, margins
 from dragon.answer_keys import QUESTIONS
 from dragon.lessons import head_math as head_math_lesson
-from dragon.lessons import long_scroll, stability
+from dragon.lessons import long_scroll, router, stability
 from dragon.lessons import race as race_lesson
 from dragon.levels.loader import LANGS, all_levels, get_level
 from dragon.runs import RUNS
@@ -75,7 +75,8 @@ WORST = {"o0": "residual", "o1": "w_o", "o2": "concat", "keep": "2", "reach": "0
 READ_LEVELS = {"3-2": ("race", {"guess": "1000"}), "3-3": ("predict", WORST),
                "3-4": ("train", {f"r{i}": str(h) for i, h in enumerate((1, 2, 4, 8, 16))}),
                "3-5": ("scroll", {"cross": "never", "heads": "8"}),
-               "4-5": ("grid", {"who": "eight", "rate": "0.01"})}  # the lesson's claim, and failing from the lowest
+               "4-5": ("grid", {"who": "eight", "rate": "0.01"}),  # the lesson's claim, and failing from the lowest
+               "4-6": ("route", {"k": "1"})}  # one head a word is enough
 
 
 @pytest.mark.slow
@@ -95,7 +96,8 @@ def test_a_believer_passes_by_reading_and_only_the_measured_reading_passes(level
     options = {"race": race_lesson.WORK, "fusion": [str(i) for i in range(len(game.REACH_BUCKETS) + 1)],
                "heads": [str(h) for h in RUNS.sizes.experiment.heads],
                "scroll": [str(i) for i in range(len(long_scroll.READ_FACTORS))],
-               "stability": [str(i) for i in range(len(stability.READ_FIXES))]}[level.kind]
+               "stability": [str(i) for i in range(len(stability.READ_FIXES))],
+               "router": [str(i) for i in range(len(router.READ_EDGES) + 1)]}[level.kind]
     passed = set()
     for option in options:
         out = rooms.answer("check", ran["session"], ran["saved"], {field: option})

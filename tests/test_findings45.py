@@ -72,6 +72,9 @@ NOT_FINDINGS = {
         "fl_go", "fl_k_who", "fl_k_rate", "fl_read_q", "fl_read_label", "fl_read_smaller", "fl_read_more_heads",
         "fl_read_fewer_heads", "fl_grid_title", "fl_rate", "fl_row", "fl_cell", "fl_chart", "fl_good", "fl_failed",
         "fl_x", "fl_y", "fl_tip", "fl_chance",
+        "ro_setup", "ro_q_k", "ro_k_opt", "ro_go", "ro_read_q", "ro_read_label", "ro_read0", "ro_read1", "ro_read2",
+        "ro_read3", "ro_chart", "ro_x", "ro_y", "ro_kept", "ro_compute_name", "ro_tip", "ro_gates_title", "ro_word",
+        "ro_head",
     },
     "list items and feature names inside a finding's sentence": {
         "g_switch_item", "g_split_item", "p_alone_item", "p_twin_item", "p_lonely_item", "pos_f_early", "pos_f_pron",
@@ -86,6 +89,7 @@ NOT_FINDINGS = {
         "c_intro", "c_result", "c_model", "tw_setup", "tw_read_result", "tw_result", "g_setup", "g_done",
         "g_measured", "g_result", "g_from_step", "p_goal", "p_measured", "pos_result", "pos_read_result", "b_made",
         "b_share", "pos_rt_mark", "tw_rt_layer", "hl_result", "fl_result", "fl_measured", "fl_read_result",
+        "ro_result", "ro_read_result",
         "c_prev", "c_next",  # a head's label, chosen by heads_grid.neighbour_of on the real row (test_heads_instrument)
     },
 }
@@ -368,7 +372,8 @@ def test_chapter_four_and_five_narration_that_states_a_measurement_is_a_finding(
     """Each story and why of chapters 4–5 is an always-shown Finding (held above) or states no measurement: 5-2's
     speak of the player's own stars, 4-5's quotes the lesson's two claims that its grid then measures."""
     always = {f.key for rules in ALL.values() for f in rules if f.always}
-    no_measurement = {"5-2.story", "5-2.why", "4-5.story"}  # 4-5's story quotes the lesson's claims the grid tests
+    # 4-5's and 4-6's stories quote the lesson's claims that their runs then measure
+    no_measurement = {"5-2.story", "5-2.why", "4-5.story", "4-6.story"}
     fields = {f"{lv.id}.{k}" for c in load_levels() if c.number >= 4 for lv in c.levels for k in ("story", "why")}
     assert sorted(fields - always - no_measurement) == [], "narration that may state a measurement, no Finding"
 

@@ -84,7 +84,7 @@ def test_only_the_toolkit_writes_the_blocks() -> None:
     users = [p for p in sorted((ROOT / "ui").rglob("*.py"))
              if p.stem not in ("lab", "registry") and uses.search(p.read_text(encoding="utf-8"))]
     rooms_by_kind = {"formula", "race", "fusion", "heads", "scroll", "crystal", "tower", "grow", "prune", "stability",
-                     "positions", "badge"}
+                     "router", "positions", "badge"}
     assert {p.stem for p in users} >= rooms_by_kind
     found = [f"{p.name}: {b}" for p in users for b in BLOCKS if b in p.read_text(encoding="utf-8")]
     assert found == []
@@ -97,3 +97,14 @@ def test_the_toolkit_escapes_what_it_is_given() -> None:
     html = lab.question(nasty) + lab.note(nasty, v=nasty) + lab.verdict(nasty, w=nasty) + lab.rule(nasty)
     html += lab.select("a", nasty, [(nasty, nasty)], nasty, "en") + lab.text_field("b", nasty, nasty, 9)
     assert "<script" not in html and "${" not in html and "{{" not in html
+
+
+def test_a_read_rooms_star_rule_says_what_its_predictions_can_add() -> None:
+    """game.points_stars: all but one right adds a star only with three or more predictions; the rule says so."""
+    from dragon import game
+    from ui.rooms import lab
+
+    for n in (1, 2, 3, 4):
+        said_all_but_one = "all but one" in lab.read_rule("en", n)
+        all_but_one = game.read_stars(game.points_stars(n - 1, n), True) if n > 1 else 1
+        assert said_all_but_one == (all_but_one == 2), n

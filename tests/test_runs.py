@@ -314,7 +314,7 @@ def test_warm_up_queues_every_fixed_run_once() -> None:
     gate, _ = hold(lane)  # nothing starts: only what is queued is looked at
     try:
         queued = rooms.warm_up(Runs(RUNS.sizes, lane))
-        assert {r.level for r in queued} == {"3-2", "3-4", "4-1", "4-2", "4-3", "4-4", "4-5"}
+        assert {r.level for r in queued} == {"3-2", "3-4", "4-1", "4-2", "4-3", "4-4", "4-5", "4-6"}
         assert rooms.warm_up(Runs(RUNS.sizes, lane)) == queued  # asked again: the same runs, none twice
         kinds = [r.kind for r in sorted((r for r in queued if r.state == "queued"), key=lane.ahead)]
         assert kinds == sorted(kinds, key=runs.KINDS.index)  # races, then loads, then trainings

@@ -15,9 +15,11 @@ from torch.nn import functional as F
 from dragon.findings import Finding
 from dragon.lessons.growing import SEEDS, Progress, check_seed
 from dragon.lessons.heads_experiment import Experiment, Reader, loss_of, sample, threads
-from dragon.margins import SHARE_MARGIN, question
+from dragon.margins import SHARE_MARGIN, accepted_buckets, bucket, edge_margin, question
 from dragon.runtime.device import best_device
 
+READ_K = 4  # the reading: how much of the all-heads accuracy k = 4 keeps, in buckets
+READ_EDGES = (0.5, 0.8, 0.95)  # below half, half to 80 %, 80 to 95 %, at least 95 %
 KEEP = 0.95  # "keeps the accuracy": at least 95 % of the all-heads (k = 8) accuracy, in the mean over the seeds
 DECIMALS = 4
 
@@ -159,16 +161,25 @@ FINDINGS: tuple[Finding, ...] = (
             "each word must recall keeps 95 % of the all-heads accuracy", group="need"),
     Finding("ro_fewer", lambda m: m["smallest"] < m["relations"], "a k below the number of relations each word must "
             "recall keeps 95 % of the all-heads accuracy", group="need"),
+    Finding("4-6.why", lambda m: m["smallest"] >= m["relations"] and m["rises"], "fewer heads a word than relations "
+            "loses accuracy: only k ≥ the number of relations keeps 95 %, and accuracy rises with k", always=True),
     Finding("ro_compute", lambda m: all(abs(c - k / 8) < 1e-6 for c, k in zip(m["compute"], m["ks"], strict=True)),
             "every word keeps exactly k of the 8 heads: the heads' compute is k / 8 of all heads'", always=True),
 )
 
 
 def questions(result: dict) -> list[dict]:
-    """The smallest k that keeps 95 % of the all-heads accuracy (mean over the seeds); a k whose share lies within the
-    share margin of 95 % is accepted beside the measured answer."""
+    """The smallest k that keeps 95 % of the all-heads accuracy (mean over the seeds; a k whose share lies within the
+    share margin of 95 % is accepted beside the measured answer), and the reading: how much k = READ_K keeps, by
+    bucket (a neighbour bucket within the share margin accepted too)."""
     strict, lenient = smallest_keeping(result), smallest_keeping(result, SHARE_MARGIN)
     accepted = [k for k in result["ks"] if lenient <= k <= strict]
     below = [k for k in result["ks"] if k != max(result["ks"])]  # the all-heads k keeps 1.0 by definition
     margin = min(abs(result["kept_share"][str(k)] - KEEP) for k in below)
-    return [question("smallest_k", [str(k) for k in accepted], result["kept_share"], margin, "share")]
+    read = result["kept_share"][str(READ_K)]
+    return [question("smallest_k", [str(k) for k in accepted], result["kept_share"], margin, "share"),
+            question("read", accepted_buckets(read, READ_EDGES), read, edge_margin(read, READ_EDGES), "share bucket")]
+
+
+def read_bucket(share: float) -> int:
+    return bucket(share, READ_EDGES)

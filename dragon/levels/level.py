@@ -12,10 +12,11 @@ SLIDER_KINDS = ("poem", "paper", "dialogue", "mixed", "custom")  # set the eight
 # concat → W^O → residual, predict what each keeps), heads (rank h = 1…16 before they train; the facts quiz), scroll
 # (predict where full and windowed attention's times cross and how many heads a window keeps, then measure)
 LAB_KINDS = ("formula", "race", "fusion", "heads", "scroll", "crystal", "tower", "grow", "prune", "stability",
-             "positions", "badge")
+             "router", "positions", "badge")
 # chapters 4–5 (the same lab panel): crystal (find the real model's head sending `word` to `target`, then try your
 # own sentence), tower (predict the layers' trend), grow (train live, recognise the stages), prune (switch heads
-# off, keep ≥ 90 %), stability (predict who fails more over a grid of rates, train it, read it), positions
+# off, keep ≥ 90 %), stability (predict who fails more over a grid of rates, train it, read it), router (predict
+# the smallest k heads a word keeps for 95 %, train, read), positions
 # (predict whether 我爱你 / 你爱我 differ), badge (make the badge)
 KINDS = (*SLIDER_KINDS, "compare", "match", *LAB_KINDS)  # compare: one head vs eight; match: which head found it
 

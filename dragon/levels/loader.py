@@ -240,7 +240,7 @@ class _Reader:
             return Level(**common, ask=self.ask(data, where, common["text"]["en"]))
         if kind == "positions" and self.measured:
             self.swappable(common["text"], where)
-        if kind in ("fusion", "scroll", "tower", "grow", "prune", "stability", "positions", "badge"):
+        if kind in ("fusion", "scroll", "tower", "grow", "prune", "stability", "router", "positions", "badge"):
             return Level(**common)
         findings = self.field(data, "findings", where)
         if not isinstance(findings, list) or len(findings) < 2:

@@ -23,7 +23,7 @@ FUSION_POINTS = 3  # the order, the keep guess, the reach guess
 
 def rule_html(level: Level, lang: str) -> str:
     """The star rule: reading the picture passes the level, the three predictions add the rest (game.read_stars)."""
-    return lab.star_rule(lang, "rule_read", n=FUSION_POINTS)
+    return lab.read_rule(lang, FUSION_POINTS)
 
 
 def fusion_of(level: Level, lang: str) -> dict:

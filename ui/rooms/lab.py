@@ -192,6 +192,12 @@ def star_rule(lang: str, key: str, **values: object) -> str:
     return rule(t("rule_head", lang) + t(key, lang, **values))
 
 
+def read_rule(lang: str, predictions: int) -> str:
+    """A predict-then-read level's star rule: with three or more predictions all but one right adds ★
+    (game.points_stars); with one or two only all right adds anything."""
+    return star_rule(lang, "rule_read" if predictions >= 3 else "rule_read_few", n=predictions)
+
+
 def points_rule(lang: str, out_of: int) -> str:
     """The rule of a level scored by right answers: every count of points with its stars."""
     parts = " · ".join(f"{p}/{out_of} {star_text(game.points_stars(p, out_of))}" for p in range(out_of, -1, -1))

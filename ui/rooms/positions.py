@@ -46,7 +46,7 @@ def positions_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
     check = "" if "points" in attempt else lab.button("predict", t("check", lang))
     return lab.room(
         "positions", lab.note(t("pos_setup", lang, a=a, b=b, n=len(p["position_features"]))),
-        lab.star_rule(lang, "rule_read", n=2), ask, lab.checking(level, lang, progress, attempt, check=check, result=result),
+        lab.read_rule(lang, len(PREDICTIONS)), ask, lab.checking(level, lang, progress, attempt, check=check, result=result),
     )
 
 

@@ -22,6 +22,7 @@ from ui.rooms import loading as loading_room
 from ui.rooms import positions as positions_room
 from ui.rooms import prune as prune_room
 from ui.rooms import race as race_room
+from ui.rooms import router as router_room
 from ui.rooms import scroll as scroll_room
 from ui.rooms import stability as stability_room
 from ui.rooms import tower as tower_room
@@ -59,6 +60,7 @@ ROOMS: dict[str, Room] = {
                   needs=loading_room.PRUNE_NEEDS),
     "stability": Room(stability_room.stability_panel, {"grid": Action(stability_room.train_grid),
                                                        "check": Action(stability_room.read_grid)}),
+    "router": Room(router_room.router_panel, {"route": Action(router_room.route), "check": Action(router_room.read_routes)}),
     # chapter 5
     "positions": Room(positions_room.positions_panel, {"predict": Action(positions_room.predict_positions),
                                                  "check": Action(positions_room.read_positions)},
@@ -92,12 +94,13 @@ def warm(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
 
 def warm_up(runs: Runs = RUNS) -> list[Run]:
     """At start, in the lane (in the background): every computation a lab level shows that no player's input
-    changes — the models the rooms load, 3-2's reference races, 3-4's, 4-3's and 4-5's seeded runs (4-4 prunes 4-3's) —
+    changes — the models the rooms load, 3-2's reference races, 3-4's, 4-3's, 4-5's and 4-6's seeded runs (4-4 prunes 4-3's) —
     so the class finds them done and nobody queues for them."""
     labs = [lv for lv in all_levels().values() if lv.kind in ROOMS]
     queued = [need_run(lv, runs) for lv in labs if ROOMS[lv.kind].needs]
     queued += [runs.race_reference_run(lv.guess_at) for lv in labs if lv.kind == "race"]
-    return [*queued, runs.heads_run(0), runs.grow_run(runs.sizes.grow_steps, loading_room.SEED), runs.stability_run(0)]
+    return [*queued, runs.heads_run(0), runs.grow_run(runs.sizes.grow_steps, loading_room.SEED), runs.stability_run(0),
+            runs.routing_run(0)]
 
 
 EVERY_ROOM = {"again": Action(lab.again)}

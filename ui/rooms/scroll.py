@@ -50,7 +50,7 @@ def scroll_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
                      else waits.box_of(attempt, lang, "scroll"))
     go = "" if locked else lab.button("scroll", t("ls_go", lang))
     return lab.room(
-        "scroll", lab.note(setup, "setup"), lab.star_rule(lang, "rule_read", n=len(PREDICTIONS)), ask,
+        "scroll", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
         lab.checking(level, lang, progress, attempt, check=go, result=result),
     )
 

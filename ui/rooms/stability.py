@@ -43,7 +43,7 @@ def stability_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
                      else waits.box_of(attempt, lang, "grid"))
     go = "" if locked else lab.button("grid", t("fl_go", lang))
     return lab.room(
-        "stability", lab.note(setup, "setup"), lab.star_rule(lang, "rule_read", n=len(PREDICTIONS)), ask,
+        "stability", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
         lab.checking(level, lang, progress, attempt, check=go, result=result),
     )
 

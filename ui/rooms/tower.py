@@ -49,7 +49,7 @@ def tower_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     setup = t("tw_setup", lang, n=tw["sentences"], w=tw["words"], model=tw["model"], L=tw["layers"], H=tw["heads"])
     record = lab.note(waits.record_line(tw, lang, True, key="w_measured"), "run-record")
     return lab.room(
-        "tower", lab.note(setup), record, lab.star_rule(lang, "rule_read", n=3), ask,
+        "tower", lab.note(setup), record, lab.read_rule(lang, len(tower_lesson.PREDICTIONS)), ask,
         lab.checking(level, lang, progress, attempt, check=check, result=result),
     )
 

@@ -228,6 +228,14 @@ def stability_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -
     return Item(t("ws_q_fl_read", lang), " / ".join(fixes[i] for i in acc), fixes, why=True)
 
 
+def router_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
+    if q["id"] == "smallest_k":
+        choices = tuple(f"k = {k}" for k in (1, 2, 4, 8))
+        return Item(t("ro_q_k", lang), key(" / ".join(f"k = {a}" for a in q["accepted"])), choices, why=True)
+    reads = tuple(t(f"ro_read{i}", lang) for i in range(4))
+    return Item(t("ro_read_q", lang, k=4), key(" / ".join(reads[i] for i in q["accepted"])), reads, why=True)
+
+
 def plain_item(level: Level, lang: str, q: dict, qs: list[dict], key: Key) -> Item:
     """A kind with no wording of its own: its question's id asked, its accepted answers keyed."""
     return Item(q["id"], key(" / ".join(str(a) for a in q["accepted"])), lines=2, why=True)
@@ -239,6 +247,7 @@ WORDING: dict[str, Callable[[Level, str, dict, list[dict], Key], Item]] = {
     "compare": compare_item, "match": match_item, "formula": formula_item, "race": race_item, "fusion": fusion_item,
     "heads": heads_item, "crystal": crystal_item, "tower": tower_item, "grow": grow_item, "prune": prune_item,
     "positions": positions_item, "scroll": scroll_item, "stability": stability_item,
+    "router": router_item,
 }
 
 
