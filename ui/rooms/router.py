@@ -52,7 +52,7 @@ def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> 
         right = router_lesson.read_bucket(r["kept_share"][str(router_lesson.READ_K)])
         out += lab.verdict(t("ro_read_result", lang, mine=t(f"ro_read{attempt['read']}", lang),
                              ok=lab.mark(attempt["read"] == right, lang), right=t(f"ro_read{right}", lang),
-                             share=f"{r['kept_share'][str(router_lesson.READ_K)]:.0%}"))
+                             share=f"{100 * r['kept_share'][str(router_lesson.READ_K)]:.0f} %"))
         out += lab.end(level, lang, progress, int(attempt["stars"]))
     else:
         out += lab.question(t("ro_read_q", lang, k=router_lesson.READ_K))
