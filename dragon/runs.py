@@ -50,6 +50,17 @@ def sizes_from(env: Mapping[str, str]) -> Sizes:
     return NAMED[name]
 
 
+def seeded_parts(name: str, check: Callable[[object], int], config: object, run: Callable[..., dict],
+                 seed: object) -> tuple[str, Callable, tuple[bool, object], int]:
+    """A lesson's runs fixed by their configuration and first seed (4-5's grid, 4-6's routed models): the lane's key,
+    the computation (kept once per server), whether it is known already, and the seed checked."""
+    seed = check(seed)
+    memo = (name, config, seed, str(best_device()))
+    train = on_gpu(duration=60)(run)
+    compute = lambda report: once(memo, lambda: train(seed, progress=report))  # noqa: E731
+    return f"{name}/seed={seed}/{memo[-1]}", compute, known(memo), seed
+
+
 @dataclasses.dataclass(frozen=True)
 class Runs:
     """The server's runs at `sizes`, queued in `lane`: every run function the API and the rooms call. Results are
@@ -198,11 +209,8 @@ class Runs:
 
     @staticmethod
     def stability_parts(seed: int) -> tuple[str, Callable, tuple[bool, object], int]:
-        seed = stability_lesson.check_first_seed(seed)
-        memo = ("stability", stability_lesson.Grid(), seed, str(best_device()))
-        train = on_gpu(duration=60)(stability_lesson.run)
-        compute = lambda report: once(memo, lambda: train(seed, progress=report))  # noqa: E731
-        return f"stability/seed={seed}/{memo[-1]}", compute, known(memo), seed
+        return seeded_parts("stability", stability_lesson.check_first_seed, stability_lesson.Grid(),
+                            stability_lesson.run, seed)
 
     def stability(self, seed: int = 0) -> dict:
         """4-5's grid from this first seed, in the lane; fixed by the seed, so made once per server and shared."""
@@ -218,11 +226,7 @@ class Runs:
 
     @staticmethod
     def routing_parts(seed: int) -> tuple[str, Callable, tuple[bool, object], int]:
-        seed = router_lesson.check_first_seed(seed)
-        memo = ("routing", router_lesson.Routing(), seed, str(best_device()))
-        train = on_gpu(duration=60)(router_lesson.run)
-        compute = lambda report: once(memo, lambda: train(seed, progress=report))  # noqa: E731
-        return f"routing/seed={seed}/{memo[-1]}", compute, known(memo), seed
+        return seeded_parts("routing", router_lesson.check_first_seed, router_lesson.Routing(), router_lesson.run, seed)
 
     def routing(self, seed: int = 0) -> dict:
         """4-6's routed models from this first seed, in the lane; fixed by the seed, so made once per server."""

@@ -105,6 +105,11 @@ def check_seed(seed: object, most: int = SEEDS - 1) -> int:
     return whole(seed, "seed", 0, most)
 
 
+def check_first_seed(seed: object, count: int) -> int:
+    """The first of `count` seeds a lesson trains (seed … seed + count − 1): each one a seed the lessons take."""
+    return check_seed(seed, SEEDS - count)
+
+
 def check_public_seed(seed: object) -> int:
     """A seed from outside the server (a public endpoint): 0 … 2³¹ − 1."""
     return check_seed(seed, PUBLIC_SEEDS - 1)

@@ -80,18 +80,14 @@ def loss_of(logits: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, -2), answers.flatten())
 
 
-def train_one(
-    ex: Experiment, n_heads: int, device: torch.device, on_step: Callable[[int, float | None], None] | None = None
-) -> dict:
-    """Train one model from the seed; its loss curve, final held-out loss and accuracy (overall, per relation).
-    on_step(step, loss) after each step: loss is the mean of the curve point that step completes, else None."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(ex.seed)  # the same initial embeddings and read-out for every h
-        model = Reader(ex, n_heads)
-    model = model.to(device)
+def fit(
+    model: nn.Module, ex: Experiment, device: torch.device, on_step: Callable[[int, float | None], None] | None = None
+) -> list[torch.Tensor]:
+    """Adam with a one-cycle rate (a tenth of the run warming up) for ex.steps steps of ex.batch sequences, the data
+    stream seeded by ex.seed + 1 (the same for every model of a seed); each step's loss. on_step as train_one's."""
     opt = torch.optim.Adam(model.parameters(), lr=ex.lr)
     schedule = torch.optim.lr_scheduler.OneCycleLR(opt, ex.lr, total_steps=ex.steps, pct_start=0.1)
-    g = torch.Generator().manual_seed(ex.seed + 1)  # the same data stream for every h
+    g = torch.Generator().manual_seed(ex.seed + 1)
     losses = []
     for step in range(ex.steps):
         ids, answers = (t.to(device) for t in sample(ex, ex.batch, g))
@@ -105,6 +101,19 @@ def train_one(
             window = ex.steps // ex.curve_points
             point = float(torch.stack(losses[-window:]).mean()) if (step + 1) % window == 0 else None
             on_step(step, point)
+    return losses
+
+
+def train_one(
+    ex: Experiment, n_heads: int, device: torch.device, on_step: Callable[[int, float | None], None] | None = None
+) -> dict:
+    """Train one model from the seed; its loss curve, final held-out loss and accuracy (overall, per relation).
+    on_step(step, loss) after each step: loss is the mean of the curve point that step completes, else None."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(ex.seed)  # the same initial embeddings and read-out for every h
+        model = Reader(ex, n_heads)
+    model = model.to(device)
+    losses = fit(model, ex, device, on_step)
     ids, answers = (t.to(device) for t in sample(ex, ex.eval_size, torch.Generator().manual_seed(ex.seed + 2)))
     with torch.no_grad():
         logits = model(ids)

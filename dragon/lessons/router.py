@@ -13,8 +13,9 @@ from torch import nn
 from torch.nn import functional as F
 
 from dragon.findings import Finding
-from dragon.lessons.growing import SEEDS, Progress, check_seed
-from dragon.lessons.heads_experiment import Experiment, Reader, loss_of, sample, threads
+from dragon.lessons import growing
+from dragon.lessons.growing import Progress
+from dragon.lessons.heads_experiment import Experiment, Reader, fit, sample, threads
 from dragon.margins import SHARE_MARGIN, accepted_buckets, bucket, edge_margin, question
 from dragon.runtime.device import best_device
 
@@ -73,7 +74,7 @@ class RoutedReader(Reader):
 
 
 def check_first_seed(seed: object, routing: Routing = Routing()) -> int:
-    return check_seed(seed, SEEDS - routing.seeds)
+    return growing.check_first_seed(seed, routing.seeds)
 
 
 def train(k: int, seed: int, routing: Routing, device: torch.device) -> dict:
@@ -83,17 +84,7 @@ def train(k: int, seed: int, routing: Routing, device: torch.device) -> dict:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)  # the same initial weights for every k (the router's come after the model's)
         model = RoutedReader(ex, k)
-    model = model.to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=ex.lr)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, ex.lr, total_steps=ex.steps, pct_start=0.1)
-    g = torch.Generator().manual_seed(seed + 1)  # the same data stream for every k
-    for _ in range(ex.steps):
-        ids, answers = (t.to(device) for t in sample(ex, ex.batch, g))
-        loss = loss_of(model(ids), answers)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        schedule.step()
+    fit(model.to(device), ex, device)  # the same data stream for every k
     ids, answers = (t.to(device) for t in sample(ex, ex.eval_size, torch.Generator().manual_seed(seed + 2)))
     with torch.no_grad():
         logits, gates = model(ids, keep_gates=True)

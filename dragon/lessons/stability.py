@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import torch
 
 from dragon.findings import Finding
-from dragon.lessons.growing import SEEDS, Progress, check_seed
+from dragon.lessons import growing
+from dragon.lessons.growing import Progress
 from dragon.lessons.heads_experiment import Experiment, threads, train_one
 from dragon.margins import RUNS_MARGIN, question
 from dragon.runtime.device import best_device
@@ -47,8 +48,7 @@ class Grid:
 
 
 def check_first_seed(seed: object, grid: Grid = Grid()) -> int:
-    """The grid's first seed: every seed it trains (seed … seed + grid.seeds − 1) is one the lessons take."""
-    return check_seed(seed, SEEDS - grid.seeds)
+    return growing.check_first_seed(seed, grid.seeds)
 
 
 def chance_loss(ex: Experiment) -> float:

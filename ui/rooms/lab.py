@@ -165,15 +165,18 @@ def read_off(progress: dict, level: Level, attempt: dict, read: object, ok: bool
 
 
 def read_question(level: Level, lang: str, progress: dict, attempt: dict, data: dict, count: int,
-                  answer: Callable[[], int], predictions: int) -> tuple | None:
+                  answer: Callable[[], int | list[int]], predictions: int) -> tuple | None:
     """A predict-then-read room's reading, asked once its predictions are checked: bucket 0…count − 1 chosen off the
-    measurement, right when it is `answer()` (computed only then); a bad choice is refused and changes nothing."""
+    measurement, right when it is `answer()` or one of the answers it lists (where the measurement accepts several;
+    computed only then); a bad choice is refused and changes nothing."""
     if "points" not in attempt or "stars" in attempt:
         return None
     read = chosen(data, "read", range(count))
     if read is None:
         return progress, attempt, refusal(t("lab_bad", lang))
-    return read_off(progress, level, attempt, read, read == answer(), predictions)
+    right = answer()
+    return read_off(progress, level, attempt, read, read in right if isinstance(right, list) else read == right,
+                    predictions)
 
 
 def record(progress: dict, level: Level, score: float, earned: int) -> dict:

@@ -124,8 +124,6 @@ def read_routes(level: Level, lang: str, progress: dict, attempt: Attempt, data:
     """How much k = 4 keeps, read off the chart: it passes the level; the prediction adds the rest of the stars."""
     if "result" not in attempt:
         return None
-    q = next(q for q in router_lesson.questions(attempt["result"]) if q["id"] == "read")
-    chosen = lab.chosen(data, "read", range(len(router_lesson.READ_EDGES) + 1))
-    answer = lambda: chosen if chosen in q["accepted"] else q["accepted"][0]  # noqa: E731
+    answer = lambda: next(q["accepted"] for q in router_lesson.questions(attempt["result"]) if q["id"] == "read")  # noqa: E731
     return lab.read_question(level, lang, progress, attempt, data, len(router_lesson.READ_EDGES) + 1, answer,
                              len(PREDICTIONS))

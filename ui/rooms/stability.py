@@ -155,8 +155,5 @@ def read_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: d
     """The grid read: what makes a failed run train. It passes the level; the predictions add the rest of the stars."""
     if "result" not in attempt:
         return None
-    right = fail_lesson.fixes(attempt["result"])
-    chosen = lab.chosen(data, "read", range(len(fail_lesson.READ_FIXES)))
-    answer = lambda: chosen if chosen in right else (right[0] if right else -1)  # noqa: E731
-    return lab.read_question(level, lang, progress, attempt, data, len(fail_lesson.READ_FIXES), answer,
-                             len(PREDICTIONS))
+    return lab.read_question(level, lang, progress, attempt, data, len(fail_lesson.READ_FIXES),
+                             lambda: fail_lesson.fixes(attempt["result"]), len(PREDICTIONS))
