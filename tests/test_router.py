@@ -90,3 +90,15 @@ def test_the_endpoint_refuses_a_bad_seed_before_any_training(seed) -> None:
 
     with pytest.raises(ValueError):
         app.router(seed)
+
+
+def test_seed_0_in_the_box_is_the_recorded_runs_replayed_with_where_they_came_from(routed: dict) -> None:
+    from dragon import game
+    from tests.lane import answered
+    from ui.rooms import waits
+
+    for lang in ("zh", "en"):
+        out = answered("route", {"level": "4-6", "lang": lang}, game.save(game.new_progress()), {"k": "8", "seed": "0"})
+        lab = out["session"]["lab"]
+        assert lab["result"] == routed and lab["seed"] == 0 and lab["replayed"] is True
+        assert waits.record_line(routed, lang, True) in out["lab"]["body"] and "run-record" in out["lab"]["body"]

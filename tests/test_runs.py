@@ -17,22 +17,13 @@ from dragon.runs import RUNS, Runs, Sizes
 from dragon.runs import SHORT as SHORT_SIZES
 from dragon.runtime import lane as runs
 from dragon.runtime.lane import Lane, LaneFullError
-from tests.lane import answered
+from tests.lane import answered, hold
 from ui.rooms import registry as rooms
 from ui.rooms import waits
 from ui.strings import t
 from ui.widgets.draw import esc
 
 GROW_SHORT = 40
-
-
-def hold(lane: Lane, kind: str = "train") -> tuple[threading.Event, runs.Run]:
-    """A run that holds the lane until the event is set."""
-    gate = threading.Event()
-    held = lane.submit(f"hold/{time.time_ns()}", lambda report: (report(0.5, "h = 2"), gate.wait(30)), kind)
-    while held.state != "running":
-        time.sleep(0.01)
-    return gate, held
 
 
 # --- the lane ------------------------------------------------------------------------------------------------

@@ -130,3 +130,15 @@ def test_the_wait_box_names_the_grid_and_the_run_it_is_at() -> None:
         assert "4-5" in waits.doing(Run, lang) and "3" in waits.doing(Run, lang)
         assert "5" in waits.how_far(Run, lang) and "24" in waits.how_far(Run, lang)
     assert "w_4-5" in STRINGS and "w_at_run" in STRINGS
+
+
+def test_seed_0_in_the_box_is_the_recorded_grid_replayed_with_where_it_came_from(grid: dict) -> None:
+    from dragon import game
+    from tests.lane import answered
+
+    for lang in ("zh", "en"):
+        out = answered("grid", {"level": "4-5", "lang": lang}, game.save(game.new_progress()),
+                       {"who": "same", "rate": "0.1", "seed": "0"})
+        lab = out["session"]["lab"]
+        assert lab["result"] == grid and lab["seed"] == 0 and lab["replayed"] is True
+        assert waits.record_line(grid, lang, True) in out["lab"]["body"] and "run-record" in out["lab"]["body"]

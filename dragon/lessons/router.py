@@ -127,6 +127,7 @@ def run(seed: int = 0, routing: Routing = Routing(), device: torch.device | None
         "example": {"k": shown_k, "seed": seeds[0], "tokens": example["tokens"], "gates": example["gates"]},
         "task": {"steps": routing.steps, "batch": routing.batch, "lr": routing.lr, "d_model": Experiment().d_model},
         "device": str(device), "threads": n_threads, "seconds": round(time.perf_counter() - started, 3),
+        "seed": seeds[0], "computed_at": round(time.time()),  # when this server trained it (a shared run is replayed)
     }
 
 

@@ -80,7 +80,8 @@ def run(seed: int = 0, grid: Grid = Grid(), device: torch.device | None = None,
         "task": {"vocab": Experiment().vocab, "length": Experiment().length, "relations": list(Experiment().relations),
                  "d_model": Experiment().d_model, "steps": grid.steps, "batch": grid.batch,
                  "schedule": "Adam, one-cycle rate (10 % warm-up)"},
-        "device": str(device), "threads": n_threads, "seconds": round(time.perf_counter() - started, 3)}
+        "device": str(device), "threads": n_threads, "seconds": round(time.perf_counter() - started, 3),
+        "seed": seed, "computed_at": round(time.time())}  # when this server trained it (a shared grid is replayed)
 
 
 def judged(runs: list[dict], grid: Grid, seeds: list[int]) -> dict:

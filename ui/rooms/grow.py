@@ -61,9 +61,7 @@ def grow_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: 
     run = attempt.get("run")
     if run is None:
         waiting = "waiting" in attempt
-        label = t("w_seed_exam" if attempt.get("fixed_seed") else "w_seed_label", lang)
-        seed = lab.number_field("seed", label, str(attempt.get("seed", SEED)), 0, 2**31 - 1,
-                                cls="seed", step=1, locked=waiting or attempt.get("fixed_seed", False))
+        seed = waits.seed_field(attempt, lang, waiting, default=SEED)
         go = "" if waiting else lab.button("grow", t("g_go", lang))
         result = note + waits.box_of(attempt, lang, "grow")
         return lab.room("grow", lab.note(setup, "setup"), lab.checking(
@@ -115,8 +113,7 @@ def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     afresh in the server's lane, the wait box meanwhile), then show the shuffled stage snapshots to label."""
     if "run" in attempt:
         return None
-    kept = "waiting" in attempt or attempt.get("fixed_seed")  # a class exam's seed is the round's, not the box's
-    seed = attempt.get("seed") if kept else waits.parse_seed(data.get("seed"))
+    seed = waits.asked_seed(attempt, data)
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
     run, refused = waits.follow(attempt, lambda: api.grow_run(RUNS.sizes.grow_steps, seed), lang)

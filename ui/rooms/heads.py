@@ -56,9 +56,7 @@ def heads_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note:
     places = [lab.select(f"r{i}", t("h_place", lang, i=i + 1), choices, None if r is None else str(r), lang,
                          locked=done or waiting)
               for i, r in enumerate(ranking)]
-    label = t("w_seed_exam" if attempt.get("fixed_seed") else "w_seed_label", lang)
-    seed = lab.number_field("seed", label, str(attempt.get("seed", 0)), 0, 2**31 - 1, cls="seed",
-                            step=1, locked=done or waiting or attempt.get("fixed_seed", False))
+    seed = waits.seed_field(attempt, lang, done or waiting)
     go = "" if done or waiting else lab.button("train", t("h_go", lang))
     result = note + (heads_result_html(level, lang, progress, attempt) if done else waits.box_of(attempt, lang, "train"))
     quiz = quiz_html(level, lang, attempt) if done or progress["stars"].get(level.id, 0) else ""
@@ -147,8 +145,7 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     ranking = attempt.get("ranking") if "waiting" in attempt else parse_ranking(data, heads)
     if ranking is None:
         return progress, attempt, lab.refusal(t("h_bad", lang))
-    kept = "waiting" in attempt or attempt.get("fixed_seed")  # a class exam's seed is the round's, not the box's
-    seed = attempt.get("seed") if kept else waits.parse_seed(data.get("seed"))
+    seed = waits.asked_seed(attempt, data)
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
     run, refused = waits.follow(attempt, lambda: api.heads_run(seed), lang)

@@ -35,10 +35,11 @@ def router_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
     ask = lab.asks(lab.select("k", t("ro_q_k", lang), ks, given.get("k"), lang, locked=locked))
     result = note + (measured_html(level, lang, progress, attempt) if "result" in attempt
                      else waits.box_of(attempt, lang, "route"))
+    seed = waits.seed_field(attempt, lang, locked, "w_seeds_label")
     go = "" if locked else lab.button("route", t("ro_go", lang))
     return lab.room(
         "router", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
-        lab.checking(level, lang, progress, attempt, check=go, result=result),
+        lab.checking(level, lang, progress, attempt, check=seed + go, result=result),
     )
 
 
@@ -58,7 +59,8 @@ def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> 
         out += lab.question(t("ro_read_q", lang, k=router_lesson.READ_K))
         out += lab.asks(lab.select("read", t("ro_read_label", lang), read_options(lang), None, lang))
         out += lab.check_row(lab.button("check", t("check", lang)))
-    return out + figures(r, lang, read="stars" in attempt)
+    record = lab.note(waits.record_line(r, lang, attempt.get("replayed", False)), "run-record")
+    return out + figures(r, lang, read="stars" in attempt, record=record)
 
 
 def chart(r: dict, lang: str) -> str:
@@ -86,9 +88,11 @@ def gates_table(r: dict, lang: str) -> str:
             f"<th>{esc(t('ro_head', lang))}</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def figures(r: dict, lang: str, read: bool) -> str:
+def figures(r: dict, lang: str, read: bool, record: str = "") -> str:
+    """The findings once read, the chart with where its runs came from under it, and the gates table beside them."""
     lines = said(r, lang) if read else []
-    return (lab.lines(lines) if lines else "") + f'<div class="race-result">{chart(r, lang)}<div>{gates_table(r, lang)}</div></div>'
+    return ((lab.lines(lines) if lines else "")
+            + f'<div class="race-result"><div>{chart(r, lang)}{record}</div><div>{gates_table(r, lang)}</div></div>')
 
 
 def said(r: dict, lang: str) -> list[str]:
@@ -109,15 +113,19 @@ def route(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     given = attempt.get("answers") if "waiting" in attempt else {k: data.get(k) for k in PREDICTIONS}
     if given.get("k") not in [str(k) for k in router_lesson.Routing().ks]:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    run, refused = waits.follow(attempt, lambda: api.router_run(0), lang)
+    seed = waits.asked_seed(attempt, data)  # 0: the runs this server recorded; another: seeds n … n + 2 afresh
+    if seed is None:
+        return progress, attempt, lab.refusal(t("w_seed_bad", lang))
+    run, refused = waits.follow(attempt, lambda: api.router_run(seed), lang)
     if run is None:
         return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
     if not waits.settled(run):
-        return progress, {**attempt, "answers": given, "waiting": run.id}, ""
+        return progress, {**attempt, "answers": given, "seed": seed, "waiting": run.id}, ""
     points = int(given["k"] in answer_key(run.result)["k"])
     progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap,
-                      "out_of": len(PREDICTIONS)}, ""
+    return progress, {"level": level.id, "answers": given, "seed": seed, "result": run.result, "points": points,
+                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": replayed}, ""
 
 
 def read_routes(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

@@ -41,10 +41,11 @@ def stability_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
     )
     result = note + (measured_html(level, lang, progress, attempt) if "result" in attempt
                      else waits.box_of(attempt, lang, "grid"))
+    seed = waits.seed_field(attempt, lang, locked, "w_seeds_label")
     go = "" if locked else lab.button("grid", t("fl_go", lang))
     return lab.room(
         "stability", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
-        lab.checking(level, lang, progress, attempt, check=go, result=result),
+        lab.checking(level, lang, progress, attempt, check=seed + go, result=result),
     )
 
 
@@ -68,7 +69,8 @@ def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> 
         out += lab.question(t("fl_read_q", lang))
         out += lab.asks(lab.select("read", t("fl_read_label", lang), reads, None, lang))
         out += lab.check_row(lab.button("check", t("check", lang)))
-    return out + figures(r, lang, read="stars" in attempt)
+    record = lab.note(waits.record_line(r, lang, attempt.get("replayed", False)), "run-record")
+    return out + figures(r, lang, read="stars" in attempt) + record
 
 
 def cell_colour(accuracy: float) -> str:
@@ -138,17 +140,20 @@ def train_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     rates = [str(lr) for lr in fail_lesson.Grid().rates] + [fail_lesson.NONE]
     if given.get("who") not in fail_lesson.WHO or given.get("rate") not in rates:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    seed = attempt.get("seed", 0) if attempt.get("fixed_seed") else 0  # a class exam's seed is the round's
+    seed = waits.asked_seed(attempt, data)  # 0: the grid this server recorded; another: seeds n … n + 2 afresh
+    if seed is None:
+        return progress, attempt, lab.refusal(t("w_seed_bad", lang))
     run, refused = waits.follow(attempt, lambda: api.stability_run(seed), lang)
     if run is None:
         return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
     if not waits.settled(run):
-        return progress, {**attempt, "answers": given, "waiting": run.id}, ""
+        return progress, {**attempt, "answers": given, "seed": seed, "waiting": run.id}, ""
     key = answer_key(run.result)
     points = sum(given[k] in key[k] for k in PREDICTIONS)
     progress, cap = lab.answers_shown(progress, level.id)  # the grid is on screen now
-    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap,
-                      "out_of": len(PREDICTIONS)}, ""
+    return progress, {"level": level.id, "answers": given, "seed": seed, "result": run.result, "points": points,
+                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": replayed}, ""
 
 
 def read_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

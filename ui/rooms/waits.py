@@ -11,7 +11,7 @@ import pandas as pd
 
 from dragon.runs import RUNS
 from dragon.runtime.lane import LaneFullError, OwnerFullError, Run
-from ui.rooms.lab import device_label, note, refusal, waiting
+from ui.rooms.lab import device_label, note, number_field, refusal, waiting
 from ui.strings import STRINGS, t
 from ui.widgets.charts import line_chart
 from ui.widgets.draw import esc
@@ -113,12 +113,16 @@ def settled(run: Run) -> bool:
 def record_line(result: dict, lang: str, replayed: bool, key: str | None = None) -> str:
     """Where a shown run came from: trained on this server at a time, on a device, in so many seconds; and whether
     what is shown is that record replayed (the same numbers for everyone) or the run this player just watched
-    (`key`: another wording of the same record, 4-2's figures or 4-4's model)."""
+    (`key`: another wording of the same record, 4-2's figures or 4-4's model). A grid of seeds (4-5, 4-6) names them
+    all."""
     at = time.strftime("%H:%M", time.gmtime(result.get("computed_at", time.time())))
     seed = result.get("task", {}).get("seed", result.get("seed", 0))
-    key = key or ("w_watched" if not replayed else "w_replayed" if not seed else "w_replayed_seed")
+    seeds = result.get("seeds") if isinstance(result.get("seeds"), list) else [seed]
+    again = "w_replayed_seed" if len(seeds) == 1 else "w_replayed_seeds"
+    key = key or ("w_watched" if not replayed else "w_replayed" if not seed else again)
     device = device_label(str(result.get("device", "cpu")), lang, result.get("threads"))
-    return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}", seed=seed)
+    return t(key, lang, at=at, device=device, s=f"{result.get('seconds', 0):.1f}", seed=seed,
+             seeds=", ".join(map(str, seeds)))
 
 
 def box_of(attempt: dict, lang: str, then: str) -> str:
@@ -152,6 +156,22 @@ def parse_seed(value: object) -> int | None:
         return None
     seed = int(text)
     return seed if seed < 2**31 else None
+
+
+def seed_field(attempt: dict, lang: str, locked: bool, label: str = "w_seed_label", default: int = 0) -> str:
+    """The seed box of a room that trains (0: the run this server recorded; another number trains afresh); a class
+    exam's seed is the round's, shown and locked."""
+    exam = attempt.get("fixed_seed", False)
+    return number_field("seed", t("w_seed_exam" if exam else label, lang), str(attempt.get("seed", default)),
+                        0, 2**31 - 1, cls="seed", step=1, locked=locked or exam)
+
+
+def asked_seed(attempt: dict, data: dict) -> int | None:
+    """The seed a press asks for: the one the attempt waits for or a class exam's round's, else the box's (None: a
+    bad one, the page says what to type)."""
+    if "waiting" in attempt or attempt.get("fixed_seed"):
+        return attempt.get("seed")
+    return parse_seed(data.get("seed"))
 
 
 def replayed_chart(chart: str, result: dict, lang: str, replayed: bool) -> str:
