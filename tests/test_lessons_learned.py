@@ -137,7 +137,7 @@ def test_safetensors_reader_and_wordpiece_on_small_files(tmp_path) -> None:
     assert torch.equal(read_safetensors(path)["x"], t)
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\nun\n##aff\n##able\n,\ncafe\n", encoding="utf-8")
-    wp = WordPiece(vocab)
+    wp = WordPiece.from_vocab(vocab)
     pieces = [w.pieces for w in wp.words("Unaffable, CAFÉ xyz")]
     assert pieces == [("un", "##aff", "##able"), (",",), ("cafe",), ("[UNK]",)]
     assert wp.encode(wp.words("cafe")) == [2, 8, 3]

@@ -57,7 +57,7 @@ def package_version() -> str:
 
 @functools.cache
 def _vocab() -> WordPiece:
-    return WordPiece(model_dir() / "vocab.txt")
+    return WordPiece.from_file(model_dir() / "tokenizer.json")
 
 
 @functools.cache

@@ -1,8 +1,11 @@
-"""BERT's uncased WordPiece tokeniser: text → words (original spelling kept) → word pieces and their ids."""
+"""The model's tokenizer: text → words (original spelling kept) → word pieces and their ids, by its own tokenizer.json
+through `tokenizers`; and the word rules the levels use to name a word of a text (split_words, normalise)."""
 
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 MAX_WORD_CHARS = 100  # a longer word becomes [UNK], as in BERT
 SPECIALS = ("[CLS]", "[SEP]")
@@ -61,39 +64,43 @@ def split_words(text: str) -> list[str]:
 
 
 class WordPiece:
-    """Greedy longest-match-first word pieces over a BERT vocabulary (one piece per line of vocab.txt)."""
+    """The model's own tokenizer (its tokenizer.json read by the `tokenizers` library it was made for): the text's
+    words in their original spelling, each with its word pieces, and the ids the model reads."""
 
-    def __init__(self, vocab_file: Path):
-        pieces = vocab_file.read_text(encoding="utf-8").splitlines()
-        self.ids = {p: i for i, p in enumerate(pieces)}
+    def __init__(self, tokenizer: Tokenizer):
+        tokenizer.no_truncation()  # the app caps texts itself (crystal_ball.MAX_WORDS) and says so
+        tokenizer.no_padding()
+        self.tokenizer = tokenizer
+        self.ids = tokenizer.get_vocab()
         for special in (*SPECIALS, "[UNK]"):
             if special not in self.ids:
-                raise ValueError(f"{vocab_file}: the vocabulary has no {special}")
+                raise ValueError(f"the vocabulary has no {special}")
 
-    def pieces(self, word: str) -> tuple[str, ...]:
-        """One word's pieces: the longest prefix in the vocabulary, then the longest "##" continuation, …"""
-        chars = normalise(word)
-        if not chars:
-            return ()
-        if len(chars) > MAX_WORD_CHARS:
-            return ("[UNK]",)
-        out, start = [], 0
-        while start < len(chars):
-            end = len(chars)
-            while end > start:
-                piece = chars[start:end] if start == 0 else "##" + chars[start:end]
-                if piece in self.ids:
-                    break
-                end -= 1
-            if end == start:  # no piece fits: the whole word is unknown
-                return ("[UNK]",)
-            out.append(piece)
-            start = end
-        return tuple(out)
+    @classmethod
+    def from_file(cls, tokenizer_file: Path) -> "WordPiece":
+        """The tokenizer.json a model ships."""
+        return cls(Tokenizer.from_file(str(tokenizer_file)))
+
+    @classmethod
+    def from_vocab(cls, vocab_file: Path) -> "WordPiece":
+        """BERT's uncased tokenizer over a vocab.txt (one piece per line), as tokenizer.json describes it."""
+        pieces = vocab_file.read_text(encoding="utf-8").splitlines()
+        tok = Tokenizer(models.WordPiece({p: i for i, p in enumerate(pieces)}, unk_token="[UNK]",
+                                         max_input_chars_per_word=MAX_WORD_CHARS))
+        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.add_special_tokens([p for p in ("[PAD]", "[UNK]", *SPECIALS, "[MASK]") if p in pieces])
+        return cls(tok)
 
     def words(self, text: str) -> list[Word]:
-        """The text's words with their pieces (a word that normalises to nothing, e.g. a lone accent, is dropped)."""
-        return [Word(w, p) for w in split_words(text) if (p := self.pieces(w))]
+        """The text's words with their pieces, as the tokenizer groups them (a word that normalises to nothing, e.g. a
+        lone accent or a control character, is dropped; "[MASK]" typed as text is the one special token)."""
+        enc = self.tokenizer.encode(text, add_special_tokens=False)
+        grouped: dict[int, list[tuple[str, tuple[int, int]]]] = {}
+        for i, (piece, span, word) in enumerate(zip(enc.tokens, enc.offsets, enc.word_ids, strict=True)):
+            grouped.setdefault(-1 - i if word is None else word, []).append((piece, span))
+        return [Word(text[min(s for _, (s, _) in g):max(e for _, (_, e) in g)], tuple(p for p, _ in g))
+                for g in grouped.values()]
 
     def encode(self, words: list[Word]) -> list[int]:
         """[CLS] pieces… [SEP] as vocabulary ids."""
