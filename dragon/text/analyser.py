@@ -18,7 +18,8 @@ CLAUSE_ENDS = frozenset("，。！？；：,.!?;:…\n")
 SPEAKER_COLONS = frozenset("：:")  # after a line's first word (妈妈：, Mum:) a colon names the speaker
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-EN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")  # a Latin letter: English inside a Chinese text
+EN_WORD = re.compile(rf"[^\W\d_{CJK}]+(?:['’][^\W\d_{CJK}]+)*")  # letters, never a Chinese character
 EN_TOKEN = re.compile(
     rf"(?P<cjk>[{CJK}]+)"  # Chinese inside English text goes to jieba
     rf"|(?P<word>{EN_WORD.pattern})"  # a word, with an apostrophe part (don't, teacher's)
@@ -241,10 +242,14 @@ def _english_pos(word: str, lex: Lexicon) -> str:
         return "pron"
     if w in lex.en_pos:
         return EN_POS_TO_COARSE[lex.en_pos[w]]
+    if re.split(r"['’]", w)[0] in lex.pronouns:
+        return "pron"  # it's, I'm, they're: a pronoun with its verb glued on
     if any(lex.en_pos.get(stem) == "verb" for stem in _verb_stems(w)):
         return "verb"
     if w.endswith("ly") and len(w) > 4:
         return "adv"
+    if word[:1].isupper() and word[1:].islower():
+        return "noun"  # an unknown capitalised word is a name (Beijing, Zoë), never a verb form
     if (w.endswith("ing") and len(w) > 5) or (w.endswith("ed") and len(w) > 4):
         return "verb"
     return "noun"
@@ -265,8 +270,10 @@ def _english_context(out: list[tuple[str, str, str]]) -> list[tuple[str, str, st
 
 def _raw_tokens(text: str, lang: str, lex: Lexicon) -> list[tuple[str, str, str]]:
     """(text, coarse pos, jieba tag or "") triples; newlines come through as clause breaks."""
-    if lang == "zh":
+    if lang == "zh" and not LATIN.search(text):  # Chinese alone: jieba, verse lines in beats
         return [(w, _zh_pos(w, flag, lex), flag) for w, flag in zh_cut(text)]
+    # English, or Chinese mixed with English (今天我们学习 attention 机制): each run read by its own language's rules,
+    # the Chinese runs by jieba, the English words whole (it's, don't) with English parts of speech
     out: list[tuple[str, str, str]] = []
     for m in EN_TOKEN.finditer(text):
         kind, piece = m.lastgroup, m.group()
