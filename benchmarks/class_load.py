@@ -283,23 +283,24 @@ class AppPage:
     record_fn: int
     boot_fns: list[tuple[int, int, list]]  # (fn_index, trigger_id, data) of the page's load events
     record_queued: bool = True
+    code: str = ""  # a teacher level's share code (the link's `custom`), sent with each move as the page sends it
 
     @classmethod
-    def from_config(cls, url: str, level: str, lang: str = "zh") -> "AppPage":
+    def from_config(cls, url: str, level: str, lang: str = "zh", code: str = "") -> "AppPage":
         import httpx
 
         parts = urlsplit(url)
         config = httpx.get(f"{url}config", timeout=30).json()
         ids = {c.get("props", {}).get("elem_id"): c["id"] for c in config["components"]}
         fns = {(t[0], t[1]): i for i, d in enumerate(config["dependencies"]) for t in d["targets"]}
-        link = {"lang": lang, "level": level, "projector": False, "custom": "", "exam": False, "sandbox": False,
+        link = {"lang": lang, "level": level, "projector": False, "custom": code, "exam": False, "sandbox": False,
                 "text": "", "tlang": "", "stored": False}
         boot = json.dumps(link, separators=(",", ":"))  # what the load event's js sends: window.__dragon
         page = config["dependencies"][0]["targets"][0][0]
         loads = [(fns[(page, "load")], page, [boot, None])]
         record = fns[(ids["panel"], "record")]
         queued = config["dependencies"][record].get("queue") is not False
-        return cls(parts.hostname, parts.port, level, lang, ids["panel"], record, loads, queued)
+        return cls(parts.hostname, parts.port, level, lang, ids["panel"], record, loads, queued, code)
 
 
 class AppPlayer(Player):
@@ -337,7 +338,7 @@ class AppPlayer(Player):
 
     async def move(self) -> None:
         body = {"data": {"level": self.page.level, "lang": self.page.lang, "gates": list(self.gates),
-                         "saved": self.saved, "code": ""},
+                         "saved": self.saved, "code": self.page.code},
                 "component_id": self.page.panel, "fn_name": "live", "session_hash": self.session.hash}
         sent_at = self.saved_at
         status, content = await self.session.posts.request("POST", "/gradio_api/component_server/", body)

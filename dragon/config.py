@@ -37,7 +37,7 @@ HEAD_COLORS: dict[str, str] = {
 class DragonConfig:
     d_model: int = 128  # width of every token vector (embedding, attention output)
     n_heads: int = 8  # one head per specialist in HEADS
-    max_tokens: int = 64  # visible tokens per text; longer texts are cut (the sink is extra)
+    max_tokens: int = 128  # visible tokens per text (analyser.MAX_TOKENS); longer texts are cut (the sink is extra)
     coldness: float = 6.0  # softmax sharpness: score gap of 1 means e^coldness more attention
     layer_norm: bool = False  # optional LayerNorm after the residual
     seed: int = 5  # seeds the value / output projections and the word codes

@@ -110,7 +110,7 @@ def test_analyze_bad_text(client: Client, text, message) -> None:
 
 def test_huge_text_through_the_api(client: Client) -> None:
     r = client.predict("很长的文字。" * 20000, "auto", api_name="/analyze")
-    assert r["truncated"] is True and len(r["tokens"]) == 64
+    assert r["truncated"] is True and len(r["tokens"]) == 128
 
 
 @pytest.mark.slow

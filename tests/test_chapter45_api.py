@@ -48,7 +48,7 @@ def test_tower_grow_prune_positions(client: Client) -> None:
     "endpoint, args, message",
     [
         ("/crystal_ball", ("", "they"), "text is empty"),
-        ("/crystal_ball", ("word " * 300, "word"), "at most 500"),
+        ("/crystal_ball", ("word " * 300, "word"), "at most 1000"),
         ("/crystal_ball", (EN, "she"), "'she' is not a word of the text"),
         ("/crystal_ball", (EN, "they", "pupils"), "'pupils' is not another word of the sentence"),
         ("/grow", (5000, 0), r"steps must be in 30…3000, not 5000"),

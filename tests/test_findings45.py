@@ -81,8 +81,8 @@ NOT_FINDINGS = {
         "pos_f_ante", "pos_f_clause",
     },
     "errors, loading and progress": {
-        "c_loading", "p_loading", "c_err_empty", "c_err_long", "c_err_many", "c_err_none", "c_err_lang", "c_err_word",
-        "c_err_referent", "c_err_means", "c_err_other", "c_try_error", "c_try_bad", "c_try_bad_word",
+        "c_loading", "p_loading", "c_err_empty", "c_err_long", "c_err_many", "c_err_pieces", "c_err_none", "c_err_lang",
+        "c_err_word", "c_err_referent", "c_err_means", "c_err_other", "c_try_error", "c_try_bad", "c_try_bad_word",
     },
     "the rules of a verdict or a stage (definitions, not measurements)": {"c_v_rule", "g_rule", "b_why_labs"},
     "a number the computation returns, inserted as it is (tested where it is built), or the player's own score": {

@@ -110,8 +110,8 @@ def test_crystal_ball_without_target_names_the_strongest_link(loaded) -> None:
         ("   ", "they", "text is empty"),
         (EN, "cat", r"'cat' is not a word of the text; its words are: The / teacher / told"),
         (EN, "", "is not a word of the text"),
-        ("word " * 65, "word", "65 words"),
-        ("a" * 501, "a", "at most 500"),
+        ("word " * 129, "word", "129 words"),
+        ("a" * 1001, "a", "at most 1000"),
         (["not", "text"], "x", "must be a string"),
     ],
 )

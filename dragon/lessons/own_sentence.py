@@ -42,11 +42,14 @@ def check_sentence(text: str) -> list[str]:
     if not english_only(text):
         raise SentenceError("c_err_lang")
     _, vocab = crystal_ball.load()
-    words = [w.text for w in vocab.words(text)]
+    read = vocab.words(text)
+    words = [w.text for w in read]
     if not words:
         raise SentenceError("c_err_none")
     if len(words) > crystal_ball.MAX_WORDS:
         raise SentenceError("c_err_many", n=len(words), max=crystal_ball.MAX_WORDS)
+    if (pieces := sum(len(w.pieces) for w in read) + 2) > crystal_ball.MAX_PIECES:
+        raise SentenceError("c_err_pieces", n=pieces, max=crystal_ball.MAX_PIECES)
     return words
 
 

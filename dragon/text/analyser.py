@@ -11,8 +11,8 @@ from dragon.checks import brief
 from dragon.text.lexicon import USER_DICT, Lexicon, classical_dictionary, load_lexicon
 from dragon.text.sound import rhymes
 
-MAX_TOKENS = 64  # visible tokens per text
-MAX_CHARS = 600  # characters segmented at most: more than 64 tokens' worth in either language
+MAX_TOKENS = 128  # visible tokens per text: a teacher's paragraph (≈ 200 Chinese characters) is read whole
+MAX_CHARS = 1200  # characters segmented at most: more than 128 tokens' worth in either language
 MAX_TOKEN_CHARS = 24  # a longer run of letters is cut to this
 CLAUSE_ENDS = frozenset("，。！？；：,.!?;:…\n")
 SPEAKER_COLONS = frozenset("：:")  # after a line's first word (妈妈：, Mum:) a colon names the speaker

@@ -5,6 +5,7 @@ import math
 from dragon.config import HEADS
 from dragon.levels.loader import Level
 from dragon.markup import esc
+from dragon.text.analyser import MAX_TOKENS
 from ui.strings import HEAD_COLORS, NUMERALS, head_label, head_name, t
 
 STAR, NO_STAR = "★", "☆"
@@ -60,7 +61,7 @@ def dragon_svg(lang: str) -> str:
     return "".join(parts)
 
 
-def tokens_html(tokens: list[str], lang: str, truncated: bool = False, max_tokens: int = 64) -> str:
+def tokens_html(tokens: list[str], lang: str, truncated: bool = False, max_tokens: int = MAX_TOKENS) -> str:
     chips = "".join(f'<span class="tok">{esc(tok)}</span>' for tok in tokens)
     note = f'<div class="note">{esc(t("truncated", lang, n=max_tokens))}</div>' if truncated else ""
     return f'<div class="tokens" lang="{"zh-CN" if lang == "zh" else "en"}">{chips}</div>{note}'
