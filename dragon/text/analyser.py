@@ -163,12 +163,16 @@ def verse_words(run: str) -> list[str]:
     return best_cut(run, beats(len(run)))[1]
 
 
+def reads_as_verse(run: str) -> bool:
+    """Whether a lone five- or seven-character run reads in beats: cutting it so costs at most VERSE_SLACK of
+    log-probability against its best free cut (每逢佳节倍思亲 does, 我喜欢音乐 does not)."""
+    return best_cut(run, beats(len(run)))[0] >= best_cut(run, max_word=MAX_LINE_WORD)[0] - VERSE_SLACK
+
+
 def line_words(run: str) -> list[str]:
     """A lone five- or seven-character line: in beats if it reads as verse, else the best cut into words of at
     most four characters (我|喜欢|音乐: prose would lose a word to the beats)."""
-    free, words = best_cut(run, max_word=MAX_LINE_WORD)
-    verse, in_beats = best_cut(run, beats(len(run)))
-    return in_beats if verse >= free - VERSE_SLACK else words
+    return verse_words(run) if reads_as_verse(run) else best_cut(run, max_word=MAX_LINE_WORD)[1]
 
 
 def _tag(word: str) -> str:
@@ -193,20 +197,27 @@ def _cut_line(line: str, cut_run) -> list[tuple[str, str]]:
 def zh_cut(text: str) -> list[tuple[str, str]]:
     """(word, jieba tag) pairs: verse lines in beats, a lone 5/7-character line by line_words, anything else
     by jieba, re-cutting any five-or-more-character idiom it finds (a whole poem line is never one token)."""
-    out: list[tuple[str, str]] = []
+    return [(w, flag) for w, flag, _ in zh_cut_marked(text)]
+
+
+def zh_cut_marked(text: str) -> list[tuple[str, str, bool]]:
+    """zh_cut's (word, jieba tag) with whether the word stands in a line of verse (a lone line: if it reads so)."""
+    out: list[tuple[str, str, bool]] = []
     for line in re.split(r"(\n)", text):
         if is_verse_line(line):
-            out.extend(_cut_line(line, verse_words))
+            out.extend((w, f, True) for w, f in _cut_line(line, verse_words))
         elif is_lone_line(line):
-            out.extend(_cut_line(line, line_words))
+            verse = reads_as_verse(CJK_RUN.findall(line)[0])
+            out.extend((w, f, verse) for w, f in _cut_line(line, verse_words if verse else line_words))
         else:
             for word, flag in _jieba_posseg().cut(line):
                 if len(word) >= LONG_TOKEN and flag in ("i", "l") and CJK_RUN.fullmatch(word):
-                    out.extend((w, _tag(w)) for w in line_words(word))
+                    verse = len(word) in VERSE_LENGTHS and reads_as_verse(word)  # a poem's line quoted in prose
+                    out.extend((w, _tag(w), verse) for w in line_words(word))
                 elif _glued_particle(word):
-                    out.extend((w, _tag(w)) for w in best_cut(word, max_word=len(word) - 1)[1])
+                    out.extend((w, _tag(w), False) for w in best_cut(word, max_word=len(word) - 1)[1])
                 else:
-                    out.append((word, flag))
+                    out.append((word, flag, False))
     return out
 
 
@@ -258,33 +269,36 @@ def _english_pos(word: str, lex: Lexicon) -> str:
 NOUN_BEFORE = frozenset("the a an this that these those my your his her its our their every each".split())
 
 
-def _english_context(out: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+Raw = tuple[str, str, str, bool]  # (text, coarse pos, jieba tag or "", whether it stands in a line of verse)
+
+
+def _english_context(out: list[Raw]) -> list[Raw]:
     """Fix English parts of speech from a neighbour: after a determiner a verb form is a noun (the plays)."""
     fixed = list(out)
     for i in range(1, len(fixed)):
-        word, pos, flag = fixed[i]
+        word, pos, flag, verse = fixed[i]
         if pos == "verb" and flag == "" and fixed[i - 1][0].lower() in NOUN_BEFORE and not word.endswith("ing"):
-            fixed[i] = (word, "noun", flag)
+            fixed[i] = (word, "noun", flag, verse)
     return fixed
 
 
-def _raw_tokens(text: str, lang: str, lex: Lexicon) -> list[tuple[str, str, str]]:
-    """(text, coarse pos, jieba tag or "") triples; newlines come through as clause breaks."""
+def _raw_tokens(text: str, lang: str, lex: Lexicon) -> list[Raw]:
+    """(text, coarse pos, jieba tag or "", in verse) for each token; newlines come through as clause breaks."""
     if lang == "zh" and not LATIN.search(text):  # Chinese alone: jieba, verse lines in beats
-        return [(w, _zh_pos(w, flag, lex), flag) for w, flag in zh_cut(text)]
+        return [(w, _zh_pos(w, flag, lex), flag, verse) for w, flag, verse in zh_cut_marked(text)]
     # English, or Chinese mixed with English (今天我们学习 attention 机制): each run read by its own language's rules,
     # the Chinese runs by jieba, the English words whole (it's, don't) with English parts of speech
-    out: list[tuple[str, str, str]] = []
+    out: list[Raw] = []
     for m in EN_TOKEN.finditer(text):
         kind, piece = m.lastgroup, m.group()
         if kind == "cjk":
-            out.extend((w, _zh_pos(w, flag, lex), flag) for w, flag in zh_cut(piece))
+            out.extend((w, _zh_pos(w, flag, lex), flag, False) for w, flag in zh_cut(piece))
         elif kind == "word":
-            out.append((piece, _english_pos(piece, lex), ""))
+            out.append((piece, _english_pos(piece, lex), "", False))
         elif kind == "num":
-            out.append((piece, "func", ""))
+            out.append((piece, "func", "", False))
         else:
-            out.append((piece, "punct" if kind == "nl" or not piece.isalnum() else "noun", ""))
+            out.append((piece, "punct" if kind == "nl" or not piece.isalnum() else "noun", "", False))
     return _english_context(out)
 
 
@@ -352,7 +366,25 @@ def _place_by_head(w: str, pos: str, flag: str) -> str | None:
     return "place" if flag and pos == "noun" and len(w) in (2, 3) and w[-1] in PLACE_HEADS else None
 
 
-def _lookup(text: str, pos: str, flag: str, clause: int, prev: Token | None, lex: Lexicon) -> Token:
+def emotion_of(w: str, lex: Lexicon, verse: bool = False) -> int:
+    """A word's polarity: its own entry (emotion.tsv over VADER; a 0 row: none), else that of a listed emotion word
+    inside it (断肠人 → 断肠), else its emotion characters' (emotion_chars.tsv: 愁 anywhere, 孤 in verse or in a word
+    of emotion characters alone), their sum's sign."""
+    found = _find(lex.emotion, w)
+    if found or w in lex.not_emotion or not CJK_RUN.fullmatch(w):
+        return found or 0
+    for size in range(len(w) - 1, 1, -1):  # the longest listed word inside
+        for i in range(len(w) - size + 1):
+            if (inner := lex.emotion.get(w[i : i + size])) and w[i : i + size] not in lex.not_emotion:
+                return inner
+    chars = [lex.emotion_chars.get(ch) for ch in w]
+    alone = all(chars)  # 孤, 戚戚, 孤寂: the characters are the feeling
+    total = sum(p for p, anywhere in filter(None, chars) if anywhere or verse or alone)
+    return (total > 0) - (total < 0)
+
+
+def _lookup(text: str, pos: str, flag: str, clause: int, prev: Token | None, lex: Lexicon,
+            verse: bool = False) -> Token:
     w = text.lower()
     pronoun = lex.pronouns.get(w)
     time = lex.time.get(w) or ("time" if pos == "time" else None)
@@ -365,7 +397,7 @@ def _lookup(text: str, pos: str, flag: str, clause: int, prev: Token | None, lex
         text=text,
         pos=pos,
         clause=clause,
-        emotion=_find(lex.emotion, w) or 0,
+        emotion=emotion_of(w, lex, verse),
         connective=lex.connectives.get(w),
         time=time,
         space=space,
@@ -394,7 +426,7 @@ def analyse(text: str, lang: str = "auto", max_tokens: int = MAX_TOKENS) -> Anal
     tokens: list[Token] = []
     clause, line_start = 0, 0  # line_start: index of the first token of the current line
     lines, speakers = [], 0  # each token's line; how many lines name their speaker (妈妈：, Mum:)
-    for piece, pos, flag in _raw_tokens(text, lang, lex):
+    for piece, pos, flag, verse in _raw_tokens(text, lang, lex):
         if not piece.strip():
             if "\n" in piece and tokens and tokens[-1].clause == clause:
                 clause += 1  # a new line starts a new turn
@@ -407,7 +439,7 @@ def analyse(text: str, lang: str = "auto", max_tokens: int = MAX_TOKENS) -> Anal
         if len(piece) > MAX_TOKEN_CHARS:
             piece, cut = piece[:MAX_TOKEN_CHARS], True
         prev = tokens[-1] if tokens and tokens[-1].clause == clause else None
-        tokens.append(_lookup(piece, pos, flag, clause, prev, lex))
+        tokens.append(_lookup(piece, pos, flag, clause, prev, lex, verse))
         lines.append(line_start)
         speaker = piece in SPEAKER_COLONS and len(tokens) - line_start == 2  # 妈妈： Mum: the turn goes on
         speakers += speaker

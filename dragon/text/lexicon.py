@@ -32,6 +32,7 @@ SCHEMAS: dict[str, tuple[tuple[str, ...], ...]] = {
     "person_nouns.tsv": (("sg", "pl"),),
     "fields.tsv": (FIELDS,),
     "en_pos.tsv": (EN_POS,),
+    "emotion_chars.tsv": (("+1", "-1"), ("any", "verse"), None),  # character, polarity, where, the source line
 }
 
 
@@ -51,6 +52,8 @@ class Lexicon:
     person_nouns: dict[str, str]  # word -> number
     fields: dict[str, str]  # word -> semantic field
     en_pos: dict[str, str]  # English word -> part of speech
+    not_emotion: frozenset[str]  # words emotion.tsv marks 0: no feeling here, whatever VADER or their characters say
+    emotion_chars: dict[str, tuple[int, bool]]  # Chinese character -> (polarity, whether it counts outside verse)
 
 
 def read_table(path: Path, allowed: tuple[tuple[str, ...], ...]) -> dict[str, tuple[str, ...]]:
@@ -68,7 +71,7 @@ def read_table(path: Path, allowed: tuple[tuple[str, ...], ...]) -> dict[str, tu
         if not word:
             raise LexiconError(f"{path.name} line {n}: empty word")
         for value, ok in zip(values, allowed, strict=True):
-            if value not in ok:
+            if ok is not None and value not in ok:
                 raise LexiconError(f"{path.name} line {n}: {value!r} is not one of {', '.join(ok)}")
         table.setdefault(word, values)  # first entry wins
     return table
@@ -109,6 +112,8 @@ def load_lexicon(directory: Path = LEXICON_DIR) -> Lexicon:
         person_nouns={w: v[0] for w, v in t["person_nouns.tsv"].items()},
         fields={w: v[0] for w, v in t["fields.tsv"].items()},
         en_pos={w: v[0] for w, v in t["en_pos.tsv"].items()},
+        not_emotion=frozenset(w for w, v in t["emotion.tsv"].items() if v[0] == "0"),
+        emotion_chars={c: (int(v[0]), v[1] == "any") for c, v in t["emotion_chars.tsv"].items()},
     )
 
 
