@@ -17,6 +17,7 @@ from dragon.lessons import long_scroll as long_scroll_lesson
 from dragon.lessons import own_sentence as own_sentence_lesson
 from dragon.lessons import positions as positions_lesson
 from dragon.lessons import tower as tower_lesson
+from dragon.levels import repair
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.claims import measure, silent_heads
 from dragon.levels.loader import Level, get_level, load_levels
@@ -136,22 +137,29 @@ def check_level(level) -> dict:
     """A teacher's level (a dict, or its YAML / JSON text) checked: {ok, errors, quality, id, code} — `errors` one
     message per bad field, puzzle condition (with its measured figure) or claim the engine does not bear out;
     `quality` DESIGN.md's figures (all_equal, random_median, near_median, ascent_steps; None when the format is wrong);
-    `code` the share code when ok. A pack ({levels: [...]}) gives {ok, errors, levels: [one such result each]}."""
+    `code` the share code when ok. A level refused for what the engine measured also gets `suggestion` when one is
+    found: {level (its data, the text unchanged), changes, id, quality, code} — the nearest level that passes (heads
+    silent in the text at 0, claims not borne out dropped, a target too even sharpened in the teacher's order), checked
+    as any level is (dragon/levels/repair.py). A pack ({levels: [...]}) gives {ok, errors, levels: [one such result
+    each]}, and `suggestion` {code, ids} for the whole pack when each refused level has one."""
     try:
         checked = teacher_levels.check_source(level)
     except teacher_levels.TeacherLevelError as err:
         return {"ok": False, "errors": err.errors, "quality": None}
+    repairs = {where: repaired(c) for where, c in checked}
 
-    def result(c: teacher_levels.Checked) -> dict:
+    def result(where: str, c: teacher_levels.Checked) -> dict:
         out = {"ok": c.ok, "errors": list(c.errors), "quality": c.quality,
                "id": c.level.id if c.level is not None else None}
         if c.ok:
             out["code"] = teacher_levels.share_code([c.level])
+        elif repairs[where] is not None:
+            out["suggestion"] = suggestion_of(repairs[where])
         return out
 
     if len(checked) == 1 and checked[0][0] == "":
-        return result(checked[0][1])
-    levels = [result(c) for _, c in checked]
+        return result(*checked[0])
+    levels = [result(where, c) for where, c in checked]
     errors = [f"{where}: {e}" for where, c in checked for e in c.errors]
     ids = [c.level.id for _, c in checked if c.level is not None]
     if len(set(ids)) != len(ids):
@@ -162,7 +170,27 @@ def check_level(level) -> dict:
             out["code"] = teacher_levels.share_code([c.level for _, c in checked])
         except teacher_levels.TeacherLevelError as err:
             out.update(ok=False, errors=err.errors)
+    elif len(set(ids)) == len(ids) and all(c.ok or repairs[where] is not None for where, c in checked):
+        pack = [c.level if c.ok else repairs[where].checked.level for where, c in checked]
+        try:
+            out["suggestion"] = {"code": teacher_levels.share_code(pack), "ids": [lv.id for lv in pack]}
+        except teacher_levels.TeacherLevelError:
+            pass  # the repaired pack would not fit a link: each level's own suggestion still stands
     return out
+
+
+def repaired(checked: teacher_levels.Checked) -> repair.Suggestion | None:
+    """The nearest passing level to one refused for what the engine measured (None: it passes, its fields are wrong,
+    or no repair keeps its text)."""
+    if checked.ok or checked.level is None:
+        return None
+    return repair.suggest(teacher_levels.data_of(checked.level))
+
+
+def suggestion_of(s: repair.Suggestion) -> dict:
+    level = s.checked.level
+    return {"level": s.data, "changes": s.changes, "id": level.id, "quality": s.checked.quality,
+            "code": teacher_levels.share_code([level])}
 
 
 # Chapter 3, 并行与融合: inside the formula, the race, fusion, how many heads (each lesson in dragon/lessons/).

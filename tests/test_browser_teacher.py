@@ -188,6 +188,40 @@ def test_a_pasted_pack_opens_and_a_bad_one_is_refused_with_every_reason(open_any
     shot(page, "teacher-pack-en-desktop")
 
 
+DIALOGUE = {"title": {"zh": "满分", "en": "Full marks"}, "lang": "en",
+            "text": "Mum: Why are you so happy today?\nChild: Because I got full marks in the test!",
+            "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}  # space is silent in a dialogue at home
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_refused_level_offers_its_repair_and_one_click_opens_it(open_any, lang):
+    page = open_any(f"level=2-1&lang={lang}")
+    open_box(page)
+    page.fill("#mhd-tb-source", json.dumps(DIALOGUE, ensure_ascii=False))
+    page.click("#teacher [data-act=open]")
+    page.wait_for_selector("#teacher .repair a[data-repair]")
+    assert t("sug_title", lang) in page.locator("#teacher .repair").inner_text()
+    shot(page, f"teacher-repair-{lang}")
+    page.click("#teacher .repair a[data-repair]")
+    s = api.check_level(DIALOGUE)["suggestion"]
+    page.wait_for_function("(x) => document.querySelector('#top .level-title')?.textContent.includes(x)",
+                           arg=DIALOGUE["title"][lang])
+    assert f"level={s['id']}" in page.url and f"lang={lang}" in page.url
+    assert page.locator("#top .tok").count() == len(api.level_reading(teacher_levels.build(s["level"]), "en").tokens)
+
+
+def test_the_sandbox_offers_the_repair_of_a_level_it_cannot_make(open_any):
+    page = open_any(f"sandbox=1&lang=en&text={urllib.parse.quote(DIALOGUE['text'])}")
+    page.wait_for_selector("#mhd-sb-make")
+    set_gates(page, [DIALOGUE["target"].get(h, 0.0) for h in HEADS])
+    page.click("#mhd-sb-make")
+    page.wait_for_selector("#sandbox .repair a[data-repair]")
+    page.click("#sandbox .repair a[data-repair]")
+    page.wait_for_function("document.querySelector('#top .level-title')?.textContent.includes('" +
+                           t("sb_default_en", "en") + "')")
+    assert "custom=T1." in page.url
+
+
 def test_an_uploaded_file_is_read_into_the_box_and_opens(open_any, tmp_path):
     page = open_any("level=2-2&lang=zh")
     open_box(page)

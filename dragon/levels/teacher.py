@@ -319,12 +319,18 @@ def _check_canonical(data_json: str) -> Checked:
     return Checked(level, tuple(errors + puzzle_problems(report)), quality_of(report))
 
 
+def check_canonical(canon: dict) -> Checked:
+    """A level whose fields are right (canonical's form): its puzzle and claims on the real dragon (kept: the same
+    level is checked once)."""
+    return _check_canonical(_json(canon))
+
+
 def check_data(data) -> Checked:
     """One level's data (a dict): its format, then (if that is right) its puzzle and claims on the real dragon."""
     canon, errors = canonical(data)
     if canon is None:
         return Checked(None, tuple(errors), None)
-    return _check_canonical(_json(canon))
+    return check_canonical(canon)
 
 
 def read_source(source) -> list[tuple[str, object]]:

@@ -11,7 +11,7 @@ from ui.page import page
 from ui.session import SANDBOX, EventData, Gates, Saved, State, clean_gates, level_of, session_of
 from ui.strings import t
 from ui.teacher import exports, report, worksheet
-from ui.teacher.view import FILES, errors_html, reasons, teacher_props
+from ui.teacher.view import FILES, errors_html, reasons, repair_html, teacher_props
 from ui.widgets.draw import esc
 
 
@@ -57,10 +57,12 @@ def open_source(state: State, saved: Saved, data: EventData) -> dict:
     session = session_of(state)
     lang = session["lang"]
     source = data.get("source") if isinstance(data, dict) else None
+    repair = ""
     try:
         checked = teacher_levels.check_source(source)
         bad = [(where, c) for where, c in checked if not c.ok]
         if bad:
+            repair = repair_html([c for _, c in checked], lang, session)
             raise teacher_levels.TeacherLevelError([
                 (t("tb_level_n", lang, n=where.removeprefix("level ")) if where else "") + e
                 for where, c in bad for e in reasons(c, lang)])
@@ -68,7 +70,8 @@ def open_source(state: State, saved: Saved, data: EventData) -> dict:
         code = teacher_levels.share_code(levels)
     except teacher_levels.TeacherLevelError as err:
         here = level_of(session)
-        props = teacher_props(here, lang, session, errors_html(t("tb_refused", lang), err.errors), opened=True)
+        message = errors_html(t("tb_refused", lang), err.errors) + repair
+        props = teacher_props(here, lang, session, message, opened=True)
         return {"teacher": {"message": props["message"], "open": True}}
     keep = {"custom": code, **({"exam": True} if session["exam"] else {})}
     progress = game.load(saved).progress

@@ -25,7 +25,7 @@ from ui.session import (
     session_of,
 )
 from ui.strings import t
-from ui.teacher.view import errors_html, reasons, teacher_props
+from ui.teacher.view import errors_html, reasons, repair_html, teacher_props
 from ui.top import sandbox_top
 from ui.widgets.draw import esc
 from ui.widgets.heads_grid import detail_box, look_attrs, neighbour_tag, ranking_html
@@ -177,7 +177,7 @@ def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dic
         made = checked.level
         code = teacher_levels.share_code([made])
     except teacher_levels.TeacherLevelError as err:
-        message = errors_html(t("sb_refused", lang), err.errors)
+        message = errors_html(t("sb_refused", lang), err.errors) + repair_html([checked], lang, session)
         return sandbox_page(lang, progress, carried(session), gates=g, message=message)
     keep = {**carried(session), "custom": code}
     out = page(made, lang, progress, t("tb_opened", lang, n=1), keep=keep)

@@ -3,10 +3,12 @@ and export buttons, and the loader for a teacher's level or pack (its events are
 
 import urllib.parse
 
+from dragon import api
 from dragon.config import HEADS
 from dragon.levels import claims, puzzle
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.loader import Level
+from dragon.levels.repair import Suggestion
 from ui.strings import head_name, t
 from ui.widgets.draw import esc
 
@@ -107,3 +109,51 @@ def reasons(checked: teacher_levels.Checked, lang: str) -> list[str]:
                   (q["ascent_steps"] > puzzle.ASCENT_STEPS, "why_ascent", puzzle.ASCENT_GOAL, puzzle.ASCENT_STEPS))
         out += [t(key, lang, v=f"{v:.1f}", need=f"{need:g}") for failed, key, v, need in checks if failed]
     return out
+
+
+def change_lines(s: Suggestion, lang: str) -> list[str]:
+    """What a repair changed, in the page's language."""
+    out = []
+    for c in s.changes:
+        if c["kind"] == "silent":
+            out.append(t("sug_silent", lang, head=head_name(c["head"], lang), was=f"{c['was']:g}"))
+        elif c["kind"] == "claim":
+            claim = c["claim"]
+            said = (t("sug_claim_silent", lang, head=head_name(claim["head"], lang)) if claim.get("silent") else
+                    f"{head_name(claim['head'], lang)}: " + " / ".join(claim.get("words", []) + claim.get("alone", [])))
+            out.append(t("sug_claim", lang, claim=said))
+        elif c["kind"] == "added":
+            out.append(t("sug_added", lang, head=head_name(c["head"], lang), now=f"{c['now']:g}"))
+        else:
+            pairs = " · ".join(f"{head_name(h, lang)} {c['was'].get(h, 0):g} → {c['now'].get(h, 0):g}" for h in HEADS
+                               if c["was"].get(h, 0) != c["now"].get(h, 0))
+            out.append(t("sug_sharp", lang, pairs=pairs))
+    q = s.checked.quality
+    return [*out, t("sug_quality", lang, eq=f"{q['all_equal']:.1f}", rnd=f"{q['random_median']:.1f}")]
+
+
+def open_link(code: str, level_id: str, lang: str, session: dict) -> str:
+    """A link that opens a teacher level (or pack) in this page: one click."""
+    params = {"custom": code, "level": level_id, "lang": lang, **({"projector": "1"} if session.get("projector") else {})}
+    return "?" + urllib.parse.urlencode(params)
+
+
+def repair_html(checked: list[teacher_levels.Checked], lang: str, session: dict) -> str:
+    """Under a refusal: the nearest level (or pack) that passes, what changed in each, and one click to open it; or
+    why none keeps the text."""
+    if any(c.level is None for c in checked):
+        return ""  # a field of the file is wrong: the refusal names it; the engine has nothing to repair yet
+    fixes = [(c, api.repaired(c)) for c in checked]
+    if any(not c.ok and s is None for c, s in fixes):
+        return f'<p class="note repair-none">{esc(t("sug_none", lang))}</p>'
+    levels = [c.level if c.ok else s.checked.level for c, s in fixes]
+    try:
+        code = teacher_levels.share_code(levels)
+    except teacher_levels.TeacherLevelError:
+        return f'<p class="note repair-none">{esc(t("sug_none", lang))}</p>'
+    items = "".join(f"<li>{esc(line)}</li>" for c, s in fixes if s is not None for line in change_lines(s, lang))
+    label = t("sug_open" if len(levels) == 1 else "sug_open_pack", lang)
+    return (f'<div class="repair" role="status"><b>{esc(t("sug_title", lang))}</b><ul>{items}</ul>'
+            f'<a class="btn primary" data-repair="1" href="{esc(open_link(code, levels[0].id, lang, session))}">'
+            f"{esc(label)}</a></div>")
+
