@@ -306,3 +306,29 @@ def test_the_badge_credits_what_the_pages_text_of_a_level_trains() -> None:
         assert "2-9 ★★★" in rows[head_label(trained, lang)] and "2-9" not in rows[head_label(other, lang)]
         m = badge.mastery(progress, lang)
         assert m[HEADS[trained]] > 0 and m[HEADS[other]] == 0
+
+
+def test_submitting_with_every_head_on_is_refused_and_changes_nothing() -> None:
+    """4-4: a pruning with no head off is no answer: the page says so, nothing is judged, no star is lost."""
+    from ui.rooms import registry as rooms
+    from ui.strings import t
+    from ui.widgets.draw import esc
+
+    saved = game.save(game.new_progress())
+    for lang in ("zh", "en"):
+        out = rooms.answer("submit", {"level": "4-4", "lang": lang}, saved, {f"h{i}": "1" for i in range(8)})
+        assert set(out) == {"lab"} and esc(t("p_none_off", lang)) in out["lab"]["body"]
+
+
+def test_the_heal_wait_draws_accuracy_not_loss_in_the_pages_language() -> None:
+    from dragon.runtime.lane import Run
+    from ui.rooms import waits
+    from ui.strings import t
+
+    run = Run("heal/11011011/seed=0/cpu", "train", lambda report: None, level="4-4")
+    run.points = [{"series": "pruned", "x": 0, "y": 0.93}, {"series": "pruned", "x": 20, "y": 0.97},
+                  {"series": "full", "x": 0, "y": 1.0}, {"series": "full", "x": 20, "y": 1.0}]
+    for lang in ("zh", "en"):
+        chart = waits.live_curve(run, lang)
+        assert t("w_curve_accuracy", lang) in chart and t("hl_pruned", lang) in chart and t("hl_y", lang) in chart
+        assert t("h_y", lang) not in chart and ">pruned<" not in chart

@@ -220,7 +220,7 @@ NOT_FINDINGS = {  # chapter-3 sentences that state no measured fact: questions, 
     "ls_setup", "ls_q_cross", "ls_never", "ls_q_heads", "ls_go", "ls_result", "ls_k_cross", "ls_k_heads", "ls_measured",
     "ls_cross_at", "ls_read_q", "ls_read_label", "ls_read0", "ls_read1", "ls_read2", "ls_read_result", "ls_chart",
     "ls_x", "ls_y", "ls_full", "ls_sparse", "ls_tip", "ls_bytes_title", "ls_full_bytes", "ls_sparse_bytes", "ls_diff",
-    "ls_heads_title",
+    "ls_heads_title", "ls_accepted", "ls_bytes_note", "ls_terms",  # the accepted lengths, the table's terms
     # the second predictions (ui/rooms/rethinks.py): their questions and the lines that print what they measured
     "r_rt_setup", "r_rt_result", "u_rt_setup", "u_rt_off", "u_rt_on", "u_rt_mark", "h_rt_setup",
 }

@@ -81,15 +81,16 @@ NOT_FINDINGS = {
         "pos_f_ante", "pos_f_clause",
     },
     "errors, loading and progress": {
-        "c_loading", "p_loading", "c_err_empty", "c_err_long", "c_err_many", "c_err_pieces", "c_err_none", "c_err_lang",
-        "c_err_word", "c_err_referent", "c_err_means", "c_err_other", "c_try_error", "c_try_bad", "c_try_bad_word",
+        "p_none_off", "c_loading", "p_loading", "c_err_empty", "c_err_long", "c_err_many", "c_err_pieces", "c_err_none",
+        "c_err_lang", "c_err_word", "c_err_referent", "c_err_means", "c_err_other", "c_try_error", "c_try_bad",
+        "c_try_bad_word",
     },
     "the rules of a verdict or a stage (definitions, not measurements)": {"c_v_rule", "g_rule", "b_why_labs"},
     "a number the computation returns, inserted as it is (tested where it is built), or the player's own score": {
         "c_intro", "c_result", "c_model", "tw_setup", "tw_read_result", "tw_result", "g_setup", "g_done",
         "g_measured", "g_result", "g_from_step", "p_goal", "p_measured", "pos_result", "pos_read_result", "b_made",
         "b_share", "pos_rt_mark", "tw_rt_layer", "hl_result", "fl_result", "fl_measured", "fl_read_result",
-        "ro_result", "ro_read_result",
+        "ro_result", "ro_read_result", "fl_grid_note",
         "c_prev", "c_next",  # a head's label, chosen by heads_grid.neighbour_of on the real row (test_heads_instrument)
     },
 }

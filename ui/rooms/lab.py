@@ -111,6 +111,15 @@ def device_label(device: str, lang: str, threads: int | None = None) -> str:
     return t("dev_cpu1", lang) if threads == 1 else t("dev_cpu", lang, n=threads)
 
 
+def training_device(lang: str) -> str:
+    """Where the lessons' trainings run (4-3's task: one CPU thread each run on a CPU, as their records say)."""
+    from dragon.lessons.heads_experiment import Experiment
+    from dragon.runtime.device import best_device
+
+    dev = best_device()
+    return device_label(str(dev), lang, Experiment().cpu_threads if dev.type == "cpu" else None)
+
+
 def mark(ok: bool, lang: str) -> str:
     """✓ or ✗ with its word, for one answer."""
     return t("ok" if ok else "not_ok", lang)
@@ -216,7 +225,8 @@ def cap_note(level: Level, lang: str, progress: dict, attempt: Attempt) -> str:
         if isinstance(attempt.get("points"), int) and isinstance(attempt.get("out_of"), int):  # predictions checked:
             now = min(now, game.read_stars(game.points_stars(attempt["points"], attempt["out_of"]), True))  # a right
             # reading adds nothing to what they earned
-        text = t("lab_try", lang, now=star_text(now), later=star_text(1))
+        text = (t("lab_try_capped", lang, now=star_text(now)) if now <= 1 and game.hints_used(progress, level.id)
+                else t("lab_try", lang, now=star_text(now), later=star_text(1)))
     elif game.hints_used(progress, level.id):
         text = t("lab_shown", lang, stars=star_text(answer_cap(progress, level.id)))
     else:

@@ -5,6 +5,7 @@ when the heads left on train on, and measure it in the server's lane."""
 from dragon import api, findings, game
 from dragon.lessons import healing as healing_lesson
 from dragon.lessons import pruning as pruning_lesson
+from dragon.lessons.growing import Growth
 from dragon.levels.loader import Level
 from dragon.runs import RUNS
 from ui.rooms import lab, waits
@@ -15,7 +16,7 @@ from ui.strings import t
 from ui.widgets.charts import bars_html, line_chart
 from ui.widgets.draw import star_text
 
-HEAL_COLOURS = {"pruned": "#c2410c", "full": "#1f4e9c"}
+HEAL_COLOURS = waits.HEAL_COLOURS
 
 
 def prune_rule(lang: str) -> str:
@@ -76,6 +77,8 @@ def active_heads(data: dict, h: int) -> list[int] | None:
 def measure(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, submit: bool = False) -> Outcome:
     if "stars" in attempt:
         return progress, attempt, ""
+    if submit and (on := active_heads(data, Growth().heads)) is not None and all(on):
+        return progress, attempt, lab.refusal(t("p_none_off", lang))  # nothing pruned: no answer to judge, no cost
     seed = prune_seed(attempt)
     best = api.prune_best(seed)
     active = active_heads(data, best["heads"])

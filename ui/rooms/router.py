@@ -6,7 +6,6 @@ from dragon import api, findings
 from dragon.config import HEAD_COLORS, HEADS
 from dragon.lessons import router as router_lesson
 from dragon.levels.loader import Level
-from dragon.runtime.device import best_device
 from ui.rooms import lab, waits
 from ui.rooms.lab import Attempt, Outcome
 from ui.strings import t
@@ -28,7 +27,7 @@ def read_options(lang: str) -> list[tuple[str, str]]:
 def router_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note: str) -> str:
     r = router_lesson.Routing()
     setup = t("ro_setup", lang, ks=", ".join(map(str, r.ks)), steps=r.steps, seeds=r.seeds,
-              n=len(r.ks) * r.seeds, device=lab.device_label(str(best_device()), lang))
+              n=len(r.ks) * r.seeds, device=lab.training_device(lang))
     given = attempt.get("answers", {})
     locked = "result" in attempt or "waiting" in attempt
     ks = [(str(k), t("ro_k_opt", lang, k=k)) for k in r.ks]

@@ -66,8 +66,11 @@ def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> 
     if "stars" not in attempt:  # before the reading: what was measured, in one line (after it, the findings say it)
         device = lab.device_label(r["device"], lang, r.get("threads"))
         cross_said = cross_text(scroll_lesson.NEVER if cross is None else str(cross), lang)
-        out += lab.note(t("ls_measured", lang, device=device, n=r["repeats"], cross=cross_said,
-                          heads="–".join(map(str, sorted({kept[0], kept[-1]})))), "scored")
+        said = t("ls_measured", lang, device=device, n=r["repeats"], cross=cross_said,
+                 heads="–".join(map(str, sorted({kept[0], kept[-1]}))))
+        if len(key["cross"]) > 1:  # lengths where the timings overlap: each counts, and the page says why
+            said += " " + t("ls_accepted", lang, list=" / ".join(cross_text(v, lang) for v in key["cross"]))
+        out += lab.note(said, "scored")
     a, b = r["lengths"][-2], r["lengths"][-1]
     if "stars" in attempt:
         right = scroll_lesson.READ_FACTORS.index(scroll_lesson.bytes_factor(r))
@@ -97,14 +100,18 @@ def figures(r: dict, heads: dict, lang: str, read: bool) -> str:
     rows = "".join(f"<tr><td>{T}</td><td>{megabytes(fb)}</td><td>{megabytes(sb)}</td><td>{d:.3f}</td></tr>"
                    for T, fb, sb, d in zip(r["lengths"], r["full_bytes"], r["sparse_bytes"], r["max_abs_diff"],
                                            strict=True))
-    table = (f'<div class="table-wrap"><table class="flops"><caption>{esc(t("ls_bytes_title", lang))}</caption>'
+    top = f"{max(r['max_abs_output']):.2f}"
+    terms = (f'<details class="terms"><summary>{esc(t("ls_terms", lang))}</summary>'  # in the caption: no height until
+             f'{lab.note(t("ls_bytes_note", lang, top=top))}</details>')  # opened, so the answer still fits a projector
+    table = (f'<div class="table-wrap"><table class="flops"><caption>{esc(t("ls_bytes_title", lang))} {terms}</caption>'
              f"<thead><tr><th>T</th><th>{esc(t('ls_full_bytes', lang))}</th><th>{esc(t('ls_sparse_bytes', lang))}</th>"
              f"<th>{esc(t('ls_diff', lang))}</th></tr></thead><tbody>{rows}</tbody></table></div>")
     bars = bars_html([(head_label(i, lang), v["kept"] or 0.0, HEAD_COLORS[h])
                       for i, (h, v) in enumerate(heads["heads"].items())], 1.0, fmt="{:.0%}")
     lines = said(r, heads, lang) if read else []
     heads_box = lab.caption(t("ls_heads_title", lang, w=heads["window"])) + bars
-    return (lab.lines(lines) if lines else "") + f'<div class="race-result">{chart}<div>{table}{heads_box}</div></div>'
+    return ((lab.lines(lines) if lines else "")
+            + f'<div class="race-result">{chart}<div>{table}{heads_box}</div></div>')
 
 
 

@@ -5,7 +5,6 @@ The reading passes the level, the predictions add the rest of the stars."""
 from dragon import api, findings
 from dragon.lessons import stability as fail_lesson
 from dragon.levels.loader import Level
-from dragon.runtime.device import best_device
 from ui.rooms import lab, waits
 from ui.rooms.lab import Attempt, Outcome
 from ui.strings import t
@@ -30,7 +29,7 @@ def stability_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
     grid = fail_lesson.Grid()
     setup = t("fl_setup", lang, rates=" · ".join(map(str, grid.rates)), seeds=grid.seeds, steps=grid.steps,
               n=len(grid.heads) * len(grid.rates) * grid.seeds,
-              device=lab.device_label(str(best_device()), lang))
+              device=lab.training_device(lang))
     given = attempt.get("answers", {})
     locked = "result" in attempt or "waiting" in attempt
     whos = [(w, t(f"fl_who_{w}", lang)) for w in fail_lesson.WHO]
@@ -96,7 +95,12 @@ def grid_table(r: dict, lang: str) -> str:
         rows.append(f"<tr><th>{esc(t('fl_row', lang, h=h))}</th>{''.join(cells)}</tr>")
     return (f'<div class="table-wrap"><table class="flops fail-grid"><caption>{esc(t("fl_grid_title", lang, n=seeds))}'
             f"</caption><thead><tr><th>{esc(t('fl_rate', lang))}</th>{head}</tr></thead><tbody>{''.join(rows)}"
-            "</tbody></table></div>")
+            f"</tbody></table></div>{lab.note(t('fl_grid_note', lang, best=f'{best_one(r):.2f}'))}")
+
+
+def best_one(r: dict) -> float:
+    """One head's best cell of the grid (mean accuracy over the seeds), as the page's note quotes it."""
+    return fail_lesson.measured(r)["best_one"]
 
 
 def curves_chart(r: dict, lang: str) -> str:

@@ -66,12 +66,21 @@ def queue_line(run: Run, lang: str) -> str:
     return line
 
 
+ACCURACY_RUNS = {"heal"}  # runs whose live points are accuracy, not loss (4-4's heal: the pruned and the full model)
+HEAL_COLOURS = {"pruned": "#c2410c", "full": "#1f4e9c"}  # 4-4's heal, live and in its result
+
+
 def live_curve(run: Run, lang: str) -> str:
-    """The loss curve so far (the points the training reported), one line per model."""
+    """The curve so far (the points the training reported), one line per model: the loss, or a heal's accuracy."""
     if len(run.points) < 2:
         return ""
     frame = pd.DataFrame(run.points)
     colours = {s: curve_colour(s) for s in frame["series"].unique()}
+    if run.key.partition("/")[0] in ACCURACY_RUNS:
+        names = {"pruned": t("hl_pruned", lang), "full": t("hl_full", lang)}
+        colours = {s: HEAL_COLOURS.get(s, c) for s, c in colours.items()}
+        return line_chart(frame, "x", "y", "series", title=t("w_curve_accuracy", lang), x_label=t("hl_x", lang),
+                          y_label=t("hl_y", lang), colours=colours, names=names)
     names = {"loss": t("g_loss_name", lang)}
     return line_chart(frame, "x", "y", "series", title=t("w_curve", lang), x_label=t("g_x", lang),
                       y_label=t("h_y", lang), colours=colours, names=names)
