@@ -12,6 +12,7 @@ from dragon.config import HEADS
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.loader import get_level
 from dragon.scoring import score
+from dragon.text.analyser import MAX_TOKENS
 from tests.test_browser import in_view, opening, shot
 from ui.strings import t
 from ui.widgets.draw import shown_score
@@ -79,7 +80,7 @@ def test_the_sandbox_reads_any_text_and_makes_a_level_that_a_fresh_browser_opens
     assert page.locator("#maps .tile").count() == len(HEADS)
     words = page.locator("#sandbox .top-words li").all_inner_texts()
     assert len(words) == len(HEADS) and "悲伤" in words[HEADS.index("emotion")]
-    assert "64" in page.locator("#top .sb-form .note").inner_text()
+    assert str(MAX_TOKENS) in page.locator("#top .sb-form .note").inner_text()  # the cap said under the box
     assert page.locator("#top .tok").count() == len(truth["tokens"])
     shot(page, "sandbox-zh-desktop")
     # live sliders move the fused output without any score
