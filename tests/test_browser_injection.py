@@ -19,6 +19,7 @@ import pytest
 import dragon
 from dragon import api
 from dragon.config import HEADS
+from dragon.lessons import crystal_ball
 from dragon.lessons.badge import clean_name
 from dragon.levels import teacher as teacher_levels
 from tests.test_browser import SIZES, open_codes, shot, wait_ready  # noqa: F401  (browser: a fixture)
@@ -259,16 +260,22 @@ def test_the_sandbox_text_box_and_word_picker_render_payloads_as_text(hostile, a
     assert page.locator("#top .tok").all_inner_texts() == tokens  # each piece of markup a word, as the dragon read it
     for svg in page.locator("#maps svg.attn-map").all()[:2]:
         assert svg.locator("text").all_text_contents() == tokens * 2
-    words = [tok for tok in dict.fromkeys(tokens) if tok[:1].isalnum()]
-    assert page.locator("#sandbox [data-field=word] option").all_inner_texts() == words
+    model = crystal_ball.words_of(LONG)  # more words than the real model reads: the picker says so, as text
+    assert len(model) > crystal_ball.MAX_WORDS and page.locator("#sandbox [data-field=word]").count() == 0
+    said = t("sb_model_long", "en", most=crystal_ball.MAX_WORDS, pieces=crystal_ball.MAX_PIECES, n=len(model),
+             p=crystal_ball.pieces_of(model))
+    assert said in page.locator("#sandbox .sb-model").inner_text()
     assert_inert(w, [LONG], hover=["#top .tok", "#maps svg.attn-map", "#sandbox .top-words li"])
     page.locator("#top .tokens").scroll_into_view_if_needed()
     shot(page, "injection-sandbox-tokens")
-    short = f"{SENTENCE} {PAYLOADS['img']} {PAYLOADS['attr']}"  # the real model reads at most 64 words
+    short = f"{SENTENCE} {PAYLOADS['img']} {PAYLOADS['attr']}"  # within what the real model reads
     page.fill("#mhd-sb-text", short)
     page.click("#mhd-sb-read")
     page.wait_for_function("(n) => document.querySelectorAll('#top .tok').length === n",
                            arg=len(dragon.analyze(short, "auto")["tokens"]))
+    offered = [w.text for w in crystal_ball.words_of(short)]  # the real model's own words, each offered once
+    assert page.locator("#sandbox [data-field=word] option").all_inner_texts() == [
+        w for w in dict.fromkeys(offered) if w[:1].isalnum()]
     page.select_option("#sandbox [data-field=word]", "onerror")  # the word picker: the real model's 72 heads
     page.click("#mhd-sb-word")
     page.wait_for_selector("#sandbox .cb-grid", timeout=120_000)

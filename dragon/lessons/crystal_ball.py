@@ -126,6 +126,16 @@ class Reading:
         return v / v.norm()
 
 
+def words_of(text: str) -> list[Word]:
+    """The real model's words of a text, by its tokenizer alone (no weights read): what a page may offer to pick."""
+    return _vocab().words(text)
+
+
+def pieces_of(words: list[Word]) -> int:
+    """Positions the model needs for these words: [CLS], their word pieces, [SEP]."""
+    return sum(len(w.pieces) for w in words) + 2
+
+
 def check_text(text: object, vocab: WordPiece) -> list[Word]:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("The text is empty: type an English sentence.")
@@ -136,7 +146,7 @@ def check_text(text: object, vocab: WordPiece) -> list[Word]:
         raise ValueError("The text has no words the model can read.")
     if len(words) > MAX_WORDS:
         raise ValueError(f"The text has {len(words)} words (punctuation counts); at most {MAX_WORDS}, please.")
-    pieces = sum(len(w.pieces) for w in words) + 2
+    pieces = pieces_of(words)
     if pieces > MAX_PIECES:
         raise ValueError(f"The text makes {pieces} word pieces; the model reads at most {MAX_PIECES}: shorten it.")
     return words

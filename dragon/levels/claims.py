@@ -115,6 +115,12 @@ def link_mass(reading: Reading) -> torch.Tensor:
     return between_words(reading).sum(dim=-1).amax(dim=-1)
 
 
+def links_words(reading: Reading, head: str) -> bool:
+    """Whether some word of `head` gives a link's share (LINK_MASS) to other words: it links words, even when its
+    attention is spread so thin that no word is a finding."""
+    return float(link_mass(reading)[HEADS.index(head)]) >= LINK_MASS
+
+
 def loudness(reading: Reading) -> torch.Tensor:
     """(h,): each head's part of the fused output, as a share of the loudest head's."""
     size = reading.head_sizes
@@ -133,7 +139,7 @@ def positions(reading: Reading, word: str) -> list[int]:
 def top_words(reading: Reading, head: str, k: int | None = None) -> list[tuple[str, float]]:
     """A head's most-attended words (occurrences of a word added up, as claims count them), each with its share;
     only words that would count as findings (≥ FOUND_SHARE), at most k (all if None), first-seen order on ties."""
-    if float(link_mass(reading)[HEADS.index(head)]) < LINK_MASS:
+    if not links_words(reading, head):
         return []  # it looks at each word itself (or the sink): no link between words to name
     shares = attention_shares(reading)[HEADS.index(head)]
     merged: dict[str, float] = {}

@@ -10,6 +10,7 @@ from dragon.levels import claims as claims_rules
 from dragon.levels import teacher
 
 POWERS = (1.0, 1.5, 2.0, 3.0, 4.0)  # sharpening: v → top · (v / top)^p keeps the order of the heads, widens the gaps
+SPREADS = (0.1, 0.2, 0.3)  # steps between heads the teacher set equal, when they are told apart
 MOST_CHECKED = 30  # candidates checked at most (each ≈ 0.07 s once the text is read): a refusal is answered in seconds
 
 
@@ -51,9 +52,27 @@ def sharpened(target: dict[str, float], loud: dict[str, float]) -> list[dict[str
         for p in POWERS:
             new = {h: round(top * (target[h] / top) ** p, 2) for h in order[dropped:]}
             out.append({h: v for h, v in new.items() if v > 0})
+    quiet_first = {h: -v for h, v in loud.items()}  # either way round: a loud head up can drown the others
+    out += [apart(target, order, step) for step in SPREADS for order in (loud, quiet_first)]  # heads set equal told
+    # apart, none turned off
     out += [{h: round(v / max(t.values()), 2) for h, v in t.items()} for t in out if t]  # the same, its top at 1
     unique = {tuple(sorted(t.items())): t for t in out if t}
     return sorted(unique.values(), key=lambda t: distance(t, target))
+
+
+def apart(target: dict[str, float], loud: dict[str, float], step: float) -> dict[str, float]:
+    """Heads the teacher set equal, told apart around their value by how loud they are in this text (`loud`: the
+    higher its value, the higher the head), `step` between neighbours, each group kept between the values above and
+    below it: the order the teacher gave stays, and no head is turned off."""
+    levels = sorted(set(target.values()))
+    out = {}
+    for i, v in enumerate(levels):
+        group = sorted((h for h in target if target[h] == v), key=lambda h: -loud[h])
+        room = min([v - (levels[i - 1] if i else 0.0), (levels[i + 1] - v) if i + 1 < len(levels) else 1.0 - v])
+        gap = min(step, 2 * room / max(len(group), 1) * 0.99) if len(group) > 1 else 0.0
+        for k, h in enumerate(group):
+            out[h] = round(min(1.0, max(0.05, v + gap * ((len(group) - 1) / 2 - k))), 2)
+    return out
 
 
 def distance(a: dict[str, float], b: dict[str, float]) -> float:

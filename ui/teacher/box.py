@@ -11,7 +11,7 @@ from ui.page import page
 from ui.session import SANDBOX, EventData, Gates, Saved, State, clean_gates, level_of, session_of
 from ui.strings import t
 from ui.teacher import exports, report, worksheet
-from ui.teacher.view import FILES, errors_html, reasons, repair_html, teacher_props
+from ui.teacher.view import FILES, errors_html, reasons, repair_html, said_error, teacher_props
 from ui.widgets.draw import esc
 
 
@@ -70,7 +70,7 @@ def open_source(state: State, saved: Saved, data: EventData) -> dict:
         code = teacher_levels.share_code(levels)
     except teacher_levels.TeacherLevelError as err:
         here = level_of(session)
-        message = errors_html(t("tb_refused", lang), err.errors) + repair
+        message = errors_html(t("tb_refused", lang), [said_error(e, lang) for e in err.errors]) + repair
         props = teacher_props(here, lang, session, message, opened=True)
         return {"teacher": {"message": props["message"], "open": True}}
     keep = {"custom": code, **({"exam": True} if session["exam"] else {})}

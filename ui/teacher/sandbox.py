@@ -6,6 +6,7 @@ import time
 from dragon import api, game
 from dragon.config import HEADS
 from dragon.engine import Reading
+from dragon.lessons import crystal_ball as crystal_lesson
 from dragon.levels import teacher as teacher_levels
 from dragon.text.analyser import MAX_TOKENS
 from ui.page import hidden_parts, page
@@ -50,7 +51,7 @@ def form_html(lang: str, text: str, tlang: str) -> str:
     )
     return (
         f'<div class="sb-form"><label for="mhd-sb-text">{esc(t("sb_text_label", lang))}</label>'
-        f'<textarea id="mhd-sb-text" data-field="text" rows="3" maxlength="{MAX_SANDBOX_CHARS}">{esc(text)}</textarea>'
+        f'<textarea id="mhd-sb-text" data-field="text" rows="3" maxlength="{4 * MAX_SANDBOX_CHARS}">{esc(text)}</textarea>'
         f'<div class="sb-row"><label>{esc(t("sb_lang_label", lang))} <select data-field="tlang">{options}</select></label>'
         f'<button type="button" class="btn primary" data-act="read" id="mhd-sb-read">{esc(t("sb_read", lang))}</button></div>'
         f'<p class="note">{esc(t("sb_cap", lang, chars=MAX_SANDBOX_CHARS, tokens=MAX_TOKENS))}</p></div>'
@@ -81,16 +82,24 @@ def body_html(lang: str, text: str, tlang: str, reading: Reading | None, message
     if reading.analysis.truncated:
         parts.append(f'<p class="notice" role="status">{esc(t("sb_cut", lang, tokens=MAX_TOKENS))}</p>')
     parts.append(f'<div class="sb-top"><b>{esc(t("sb_top_title", lang))}</b>{views.top_words_html(reading, lang)}</div>')
-    parts.append(crystal or crystal_form(lang, reading))
+    parts.append(crystal or crystal_form(lang, reading, text))
     parts.append(make_html(lang, message))
     return "".join(parts)
 
 
-def crystal_form(lang: str, reading: Reading) -> str:
-    """English text: pick a word and see its row in the real model's 72 heads; Chinese: say why not."""
+def crystal_form(lang: str, reading: Reading, text: str) -> str:
+    """English text: pick a word and see its row in the real model's 72 heads (the words the model's own tokenizer
+    gives: "it's" is it / ' / s there); Chinese, or a text longer than the model reads: say why not."""
+    title = f'<b>{esc(t("sb_words_title", lang))}</b>'
     if reading.analysis.lang != "en":
-        return f'<div class="sb-model"><b>{esc(t("sb_words_title", lang))}</b><p class="note">{esc(t("sb_en_only", lang))}</p></div>'
-    words = [w for w in dict.fromkeys(tok for tok in reading.tokens if tok[:1].isalnum())]
+        return f'<div class="sb-model">{title}<p class="note">{esc(t("sb_en_only", lang))}</p></div>'
+    model_words = crystal_lesson.words_of(text)
+    pieces = crystal_lesson.pieces_of(model_words)
+    if len(model_words) > crystal_lesson.MAX_WORDS or pieces > crystal_lesson.MAX_PIECES:
+        said = t("sb_model_long", lang, most=crystal_lesson.MAX_WORDS, pieces=crystal_lesson.MAX_PIECES,
+                 n=len(model_words), p=pieces)
+        return f'<div class="sb-model">{title}<p class="note">{esc(said)}</p></div>'
+    words = [w for w in dict.fromkeys(w.text for w in model_words if w.text[:1].isalnum())]
     options = "".join(f'<option value="{esc(w)}">{esc(w)}</option>' for w in words)
     return (
         f'<div class="sb-model"><b>{esc(t("sb_words_title", lang))}</b><div class="sb-row">'
@@ -116,7 +125,7 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
     out.update(hidden_parts())
     out["sandbox"] = {"body": body_html(lang, text, tlang, reading, message), "label": esc(t("sb_title", lang)),
                       "ack": time.time_ns()}
-    out["teacher"] = teacher_props(None, lang, session) if reading is not None else {"body": ""}
+    out["teacher"] = teacher_props(None, lang, session)  # a teacher who opens the sandbox to paste a level finds it
     if reading is None:
         out["panel"], out["maps"] = dict(play.HIDDEN), ""
     else:
@@ -142,7 +151,8 @@ def read_text(state: State, saved: Saved, gates: Gates, data: EventData) -> dict
     tlang = data.get("tlang") if data.get("tlang") in SANDBOX_LANGS else "auto"
     keep = {**carried(session), "text": text.strip()[:MAX_SANDBOX_CHARS], "tlang": tlang}
     cut = len(text.strip()) > MAX_SANDBOX_CHARS
-    notice = t("sb_cut", session["lang"], tokens=MAX_TOKENS) if cut else "" if text.strip() else t("sb_empty", session["lang"])
+    notice = (t("sb_cut_chars", session["lang"], chars=MAX_SANDBOX_CHARS) if cut
+              else "" if text.strip() else t("sb_empty", session["lang"]))
     return sandbox_page(session["lang"], game.load(saved).progress, keep, notice, gates=_gates(gates))
 
 
@@ -197,7 +207,7 @@ def crystal_html(lang: str, reading: Reading, text: str, word: str, target: str 
             + row_bars(r["tokens"], row, "#1f4e9c"))
     said = t("sb_model_best", lang, word=r["word"], l=best["layer"] + 1, h=best["head"] + 1, to=best["token"],
              w=f"{best['weight']:.2f}")
-    form = crystal_form(lang, reading)
+    form = crystal_form(lang, reading, text)
     form = form.replace(f'<option value="{esc(word)}">', f'<option value="{esc(word)}" selected>', 1)
     if target:  # the second list (the target's) keeps its choice too
         at = form.index('data-field="target"')
@@ -213,14 +223,15 @@ def pick_word(state: State, saved: Saved, data: EventData) -> dict:
     reading = reading_of(session["text"], session["tlang"])
     word = data.get("word") if isinstance(data, dict) else None
     target = data.get("target") if isinstance(data, dict) else None
-    if reading is None or reading.analysis.lang != "en" or word not in reading.tokens:
+    offered = [w.text for w in crystal_lesson.words_of(session["text"])] if reading is not None else []
+    if reading is None or reading.analysis.lang != "en" or word not in offered:
         return {}
-    if target in ("", None) or target == word or target not in reading.tokens:
+    if target in ("", None) or target == word or target not in offered:
         target = None  # "any word" (or a word not in the text: the list only offers the text's words)
     try:
         crystal = crystal_html(lang, reading, session["text"], word, target)
     except ValueError as err:
-        crystal = crystal_form(lang, reading) + errors_html(str(err), [])
+        crystal = crystal_form(lang, reading, session["text"]) + errors_html(str(err), [])
     body = body_html(lang, session["text"], session["tlang"], reading, crystal=crystal)
     return {"sandbox": {"body": body, "ack": time.time_ns()}}
 

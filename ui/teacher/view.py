@@ -1,6 +1,7 @@
 """The teachers' box as HTML: the links of what is on screen (plain, exam, a teacher level's share link), the print
 and export buttons, and the loader for a teacher's level or pack (its events are answered by ui/teacher/box.py)."""
 
+import re
 import urllib.parse
 
 from dragon import api
@@ -9,8 +10,9 @@ from dragon.levels import claims, puzzle
 from dragon.levels import teacher as teacher_levels
 from dragon.levels.loader import Level
 from dragon.levels.repair import Suggestion
+from dragon.text.analyser import MAX_TOKENS
 from ui.strings import head_name, t
-from ui.widgets.draw import esc
+from ui.widgets.draw import esc, shown_score
 
 SAMPLE = """title: {zh: 静夜思, en: Quiet Night Thoughts}
 lang: zh
@@ -91,7 +93,8 @@ def reasons(checked: teacher_levels.Checked, lang: str) -> list[str]:
     """Why a teacher's level is refused, in the page's language where the engine measured it (the puzzle conditions
     with their figures, the silent heads a target turns up); a fault of the file's own fields is said as the API
     says it, naming the field."""
-    out = [e for e in checked.errors if not e.startswith("puzzle:") and " has target " not in e]
+    out = [t("why_long", lang, n=MAX_TOKENS) if e.startswith("text: the dragon reads at most") else e
+           for e in checked.errors if not e.startswith("puzzle:") and " has target " not in e]
     level, q = checked.level, checked.quality
     if level is not None:
         reading = teacher_levels.reading_of(level)
@@ -128,8 +131,8 @@ def change_lines(s: Suggestion, lang: str) -> list[str]:
             pairs = " · ".join(f"{head_name(h, lang)} {c['was'].get(h, 0):g} → {c['now'].get(h, 0):g}" for h in HEADS
                                if c["was"].get(h, 0) != c["now"].get(h, 0))
             out.append(t("sug_sharp", lang, pairs=pairs))
-    q = s.checked.quality
-    return [*out, t("sug_quality", lang, eq=f"{q['all_equal']:.1f}", rnd=f"{q['random_median']:.1f}")]
+    q = s.checked.quality  # shown as the game shows a score (floored to 0.1), so it is the number the level shows
+    return [*out, t("sug_quality", lang, eq=f"{shown_score(q['all_equal']):.1f}", rnd=f"{shown_score(q['random_median']):.1f}")]
 
 
 def open_link(code: str, level_id: str, lang: str, session: dict) -> str:
@@ -156,4 +159,14 @@ def repair_html(checked: list[teacher_levels.Checked], lang: str, session: dict)
     return (f'<div class="repair" role="status"><b>{esc(t("sug_title", lang))}</b><ul>{items}</ul>'
             f'<a class="btn primary" data-repair="1" href="{esc(open_link(code, levels[0].id, lang, session))}">'
             f"{esc(label)}</a></div>")
+
+
+UNREADABLE = re.compile(r"^level: cannot be read as YAML or JSON \(line (\d+), column (\d+)\)$")
+
+
+def said_error(error: str, lang: str) -> str:
+    """A fault of the file, in the page's language where it is the reader's (the fields' faults name the field, as
+    the API says them)."""
+    found = UNREADABLE.match(error)
+    return t("tb_unreadable", lang, line=found[1], col=found[2]) if found else error
 

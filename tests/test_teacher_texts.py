@@ -1,0 +1,107 @@
+"""A teacher's own texts in the sandbox and the teachers' box, as a teacher met them: the real model's word picker
+offers only words its own tokenizer gives (it's is it / ' / s there), a text longer than a reader takes is said in
+the page's language, an unreadable file too, a head spread thin over a paragraph is not "looking at itself", an even
+target is told apart instead of losing the poem's own head, and the box is there before any text is read."""
+
+import pytest
+
+from dragon import api, game
+from dragon.config import HEADS
+from dragon.lessons import crystal_ball
+from dragon.levels import claims
+from dragon.text.analyser import MAX_TOKENS
+from ui.rooms import slider_views as views
+from ui.session import MAX_SANDBOX_CHARS
+from ui.strings import t
+from ui.teacher import box, sandbox, view
+from ui.widgets.draw import esc, shown_score
+
+SAVED = game.save(game.new_progress())
+CONTRACTION = "I think it's a great idea, and the students agree."
+
+
+def sandbox_state(text: str, lang: str) -> dict:
+    return {"level": "sandbox", "lang": lang, "text": text, "tlang": "auto"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_word_picker_offers_only_the_real_models_words(lang: str) -> None:
+    out = sandbox.sandbox_page(lang, game.new_progress(), sandbox_state(CONTRACTION, lang))
+    picker = out["sandbox"]["body"].split('<div class="sb-model">', 1)[1].split('<div class="sb-make">', 1)[0]
+    model = [w.text for w in crystal_ball.words_of(CONTRACTION)]
+    assert "it" in model and "it's" not in model
+    assert '<option value="it">' in picker and "it&#x27;s" not in picker
+    assert sandbox.pick_word(sandbox_state(CONTRACTION, lang), SAVED, {"word": "it's"}) == {}  # never offered
+    picked = sandbox.pick_word(sandbox_state(CONTRACTION, lang), SAVED, {"word": "it"})["sandbox"]["body"]
+    assert "refusal" not in picked and "cb-grid" in picked
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_text_longer_than_the_real_model_reads_is_said_in_the_pages_language(lang: str) -> None:
+    text = " ".join(["The students read."] * 40)  # 160 words with the full stops
+    body = sandbox.sandbox_page(lang, game.new_progress(), sandbox_state(text, lang))["sandbox"]["body"]
+    n = len(crystal_ball.words_of(text))
+    assert esc(t("sb_model_long", lang, most=crystal_ball.MAX_WORDS, pieces=crystal_ball.MAX_PIECES, n=n,
+                 p=crystal_ball.pieces_of(crystal_ball.words_of(text)))) in body
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_level_from_a_text_the_dragon_cuts_is_refused_in_the_pages_language(lang: str) -> None:
+    text = "。".join(["我们今天在教室里学习多头注意力"] * 25)
+    gates = [0.9 if h in ("grammar", "time") else 0.0 for h in HEADS]
+    body = sandbox.make_level(sandbox_state(text, lang), SAVED, gates, {})["sandbox"]["body"]
+    assert esc(t("why_long", lang, n=MAX_TOKENS)) in body and "text: the dragon reads" not in body
+
+
+def test_a_paste_longer_than_the_box_says_it_was_cut() -> None:
+    long = {"text": "今天天气很好。" * 300, "tlang": "auto"}
+    out = sandbox.read_text(sandbox_state("", "zh"), SAVED, [0.5] * 8, long)
+    assert esc(t("sb_cut_chars", "zh", chars=MAX_SANDBOX_CHARS)) in str(out["top"])
+    assert len(out["session"]["text"]) == MAX_SANDBOX_CHARS
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_an_unreadable_file_is_said_in_the_pages_language(lang: str) -> None:
+    source = "title: {zh: 江雪, en: River Snow\nlang: zh\ntext: 千山鸟飞绝\ntarget: {emotion: 0.9}\n"
+    message = box.open_source({"level": "2-1", "lang": lang}, SAVED, {"source": source})["teacher"]["message"]
+    assert esc(t("tb_unreadable", lang, line=2, col=5)) in message and "level: cannot" not in message  # as YAML says
+
+
+def test_a_head_spread_thin_over_a_paragraph_is_not_said_to_look_at_itself() -> None:
+    from benchmarks.app import PARAGRAPH
+
+    reading = api.text_reading(PARAGRAPH["text"], "zh")
+    spread = [h for h in HEADS if claims.links_words(reading, h) and not claims.top_words(reading, h)
+              and h not in api.silent_heads(reading)]
+    for h in spread:
+        caption = views.caption_text([], False, "en", links=True)
+        assert caption == t("looks_spread", "en", share=f"{claims.FOUND_SHARE:g}")
+        assert caption in views.map_caption(reading, HEADS.index(h), "en")
+    assert views.caption_text([], False, "en") == t("looks_self", "en")  # no link between words: itself
+
+
+def test_an_even_target_on_a_poem_is_told_apart_and_keeps_every_head() -> None:
+    poem = "千山鸟飞绝，万径人踪灭。孤舟蓑笠翁，独钓寒江雪。"
+    data = {"title": {"zh": "江雪", "en": "River Snow"}, "lang": "zh", "text": poem,
+            "target": {"emotion": 0.5, "tone": 0.5, "space": 0.5, "context": 0.5}}
+    s = api.check_level(data)["suggestion"]
+    assert set(s["level"]["target"]) == set(data["target"])  # nobody turned off: the poem keeps its Emotion head
+    assert len(set(s["level"]["target"].values())) == 4 and api.check_level(s["level"])["ok"]
+
+
+def test_the_repairs_figures_are_the_ones_the_opened_level_shows() -> None:
+    from dragon.levels import teacher as teacher_levels
+
+    data = {"title": {"zh": "满分", "en": "Full marks"}, "lang": "en",
+            "text": "Mum: Why are you so happy today?\nChild: Because I got full marks in the test!",
+            "target": {"emotion": 0.9, "tone": 0.8, "space": 0.3}}
+    checked = teacher_levels.check_data(data)
+    html = view.repair_html([checked], "en", {})
+    q = api.check_level(data)["suggestion"]["quality"]
+    assert f"{shown_score(q['all_equal']):.1f}" in html and f"{shown_score(q['random_median']):.1f}" in html
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_teachers_box_is_there_in_an_empty_sandbox(lang: str) -> None:
+    out = sandbox.sandbox_page(lang, game.new_progress(), sandbox_state("", lang))
+    assert out["teacher"]["body"] and 'data-act="open"' in out["teacher"]["body"]
