@@ -163,16 +163,24 @@ def verse_words(run: str) -> list[str]:
     return best_cut(run, beats(len(run)))[1]
 
 
+@functools.lru_cache(maxsize=4096)
+def lone_cut(run: str) -> tuple[bool, tuple[str, ...]]:
+    """A lone five- or seven-character run: whether it reads in beats (cutting it so costs at most VERSE_SLACK of
+    log-probability against its best free cut: 每逢佳节倍思亲 does, 我喜欢音乐 does not), and its words — in beats if
+    so, else the best cut into words of at most four characters (我|喜欢|音乐: prose would lose a word to the beats).
+    Both cuts made once a run."""
+    free, words = best_cut(run, max_word=MAX_LINE_WORD)
+    verse, in_beats = best_cut(run, beats(len(run)))
+    reads = verse >= free - VERSE_SLACK
+    return reads, tuple(in_beats if reads else words)
+
+
 def reads_as_verse(run: str) -> bool:
-    """Whether a lone five- or seven-character run reads in beats: cutting it so costs at most VERSE_SLACK of
-    log-probability against its best free cut (每逢佳节倍思亲 does, 我喜欢音乐 does not)."""
-    return best_cut(run, beats(len(run)))[0] >= best_cut(run, max_word=MAX_LINE_WORD)[0] - VERSE_SLACK
+    return lone_cut(run)[0]
 
 
 def line_words(run: str) -> list[str]:
-    """A lone five- or seven-character line: in beats if it reads as verse, else the best cut into words of at
-    most four characters (我|喜欢|音乐: prose would lose a word to the beats)."""
-    return verse_words(run) if reads_as_verse(run) else best_cut(run, max_word=MAX_LINE_WORD)[1]
+    return list(lone_cut(run)[1])
 
 
 def _tag(word: str) -> str:
@@ -208,7 +216,7 @@ def zh_cut_marked(text: str) -> list[tuple[str, str, bool]]:
             out.extend((w, f, True) for w, f in _cut_line(line, verse_words))
         elif is_lone_line(line):
             verse = reads_as_verse(CJK_RUN.findall(line)[0])
-            out.extend((w, f, verse) for w, f in _cut_line(line, verse_words if verse else line_words))
+            out.extend((w, f, verse) for w, f in _cut_line(line, line_words))
         else:
             for word, flag in _jieba_posseg().cut(line):
                 if len(word) >= LONG_TOKEN and flag in ("i", "l") and CJK_RUN.fullmatch(word):

@@ -116,14 +116,12 @@ def grow(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     seed = waits.asked_seed(attempt, data)
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    run, refused = waits.follow(attempt, lambda: api.grow_run(RUNS.sizes.grow_steps, seed), lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
-    if not waits.settled(run):
-        return progress, {**attempt, "seed": seed, "waiting": run.id}, ""
-    n = len(growing_lesson.stage_snapshots(run.result))
-    return progress, {"level": level.id, "seed": seed, "run": run.result, "order": shuffled(n), "replayed": replayed}, ""
+    got = waits.awaited(progress, attempt, lambda: api.grow_run(RUNS.sizes.grow_steps, seed), lang, {"seed": seed})
+    if not isinstance(got, waits.Done):
+        return got
+    n = len(growing_lesson.stage_snapshots(got.run.result))
+    return progress, {"level": level.id, "seed": seed, "run": got.run.result, "order": shuffled(n),
+                      "replayed": got.replayed}, ""
 
 
 def label_stages(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome:

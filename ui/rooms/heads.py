@@ -148,19 +148,16 @@ def train(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     seed = waits.asked_seed(attempt, data)
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    run, refused = waits.follow(attempt, lambda: api.heads_run(seed), lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
-    if not waits.settled(run):
-        return progress, {**attempt, "ranking": ranking, "seed": seed, "waiting": run.id}, ""
-    result = run.result
+    got = waits.awaited(progress, attempt, lambda: api.heads_run(seed), lang, {"ranking": ranking, "seed": seed})
+    if not isinstance(got, waits.Done):
+        return got
+    result = got.run.result
     accuracy = dict(zip(result["heads"], result["final_accuracy"], strict=True))
     pairs = game.rank_pairs(ranking, accuracy)
     progress, cap = lab.answers_shown(progress, level.id)
     cap = min(cap, game.read_stars(game.rank_stars(*pairs), True))  # the most a right reading can still earn
     return progress, {"level": level.id, "ranking": ranking, "seed": seed, "result": result, "pairs": list(pairs),
-                      "cap": cap, "replayed": replayed}, ""
+                      "cap": cap, "replayed": got.replayed}, ""
 
 
 def read_heads(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

@@ -144,10 +144,9 @@ def heal(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) 
     guess = attempt.get("heal_guess") if "waiting" in attempt else data.get("back")
     if guess not in healing_lesson.BACK:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    run, refused = waits.follow(attempt, lambda: RUNS.heal_run(None, prune_seed(attempt)), lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    if not waits.settled(run):
-        return progress, {**attempt, "heal_guess": guess, "waiting": run.id}, ""
+    got = waits.awaited(progress, attempt, lambda: RUNS.heal_run(None, prune_seed(attempt)), lang,
+                        {"heal_guess": guess})
+    if not isinstance(got, waits.Done):
+        return got
     rest = {k: v for k, v in attempt.items() if k != "waiting"}
-    return progress, {**rest, "heal_guess": guess, "heal": run.result}, ""
+    return progress, {**rest, "heal_guess": guess, "heal": got.run.result}, ""

@@ -118,12 +118,11 @@ def run_race(level: Level, lang: str, progress: dict, attempt: Attempt, data: di
     guess = attempt.get("guess") if "waiting" in attempt else parse_guess(data.get("guess"))
     if guess is None:
         return progress, attempt, lab.refusal(t("r_bad", lang, lo=f"{GUESS_RANGE[0]:g}", hi=f"{GUESS_RANGE[1]:g}"))
-    run, refused = waits.follow(attempt, lambda: api.race_run(list(level.lengths), level.guess_at), lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    if not waits.settled(run):
-        return progress, {**attempt, "guess": guess, "waiting": run.id}, ""
-    result, ref = run.result["result"], run.result["reference"]  # the range of repeated races: the same guess, the same stars
+    got = waits.awaited(progress, attempt, lambda: api.race_run(list(level.lengths), level.guess_at), lang,
+                        {"guess": guess})
+    if not isinstance(got, waits.Done):
+        return got
+    result, ref = got.run.result["result"], got.run.result["reference"]  # the range of repeated races: the same guess, the same stars
     ref = with_this_race(ref, result["speedup"][result["lengths"].index(level.guess_at)])
     factor, guessed = game.guess_stars(guess, ref["lo"], ref["hi"])
     progress, cap = lab.answers_shown(progress, level.id)  # the range is on screen now

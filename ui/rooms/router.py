@@ -28,18 +28,11 @@ def router_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
     r = router_lesson.Routing()
     setup = t("ro_setup", lang, ks=", ".join(map(str, r.ks)), steps=r.steps, seeds=r.seeds,
               n=len(r.ks) * r.seeds, device=lab.training_device(lang))
-    given = attempt.get("answers", {})
-    locked = "result" in attempt or "waiting" in attempt
     ks = [(str(k), t("ro_k_opt", lang, k=k)) for k in r.ks]
-    ask = lab.asks(lab.select("k", t("ro_q_k", lang), ks, given.get("k"), lang, locked=locked))
-    result = note + (measured_html(level, lang, progress, attempt) if "result" in attempt
-                     else waits.box_of(attempt, lang, "route"))
-    seed = waits.seed_field(attempt, lang, locked, "w_seeds_label")
-    go = "" if locked else lab.button("route", t("ro_go", lang))
-    return lab.room(
-        "router", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
-        lab.checking(level, lang, progress, attempt, check=seed + go, result=result),
-    )
+    ask = lab.asks(lab.select("k", t("ro_q_k", lang), ks, attempt.get("answers", {}).get("k"), lang,
+                              locked=waits.answered(attempt)))
+    return waits.measuring_room("router", level, lang, progress, attempt, note, setup, ask, len(PREDICTIONS),
+                                measured_html, "route", t("ro_go", lang), seeded=True)
 
 
 def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> str:
@@ -115,16 +108,13 @@ def route(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     seed = waits.asked_seed(attempt, data)  # 0: the runs this server recorded; another: seeds n … n + 2 afresh
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    run, refused = waits.follow(attempt, lambda: api.router_run(seed), lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
-    if not waits.settled(run):
-        return progress, {**attempt, "answers": given, "seed": seed, "waiting": run.id}, ""
-    points = int(given["k"] in answer_key(run.result)["k"])
+    got = waits.awaited(progress, attempt, lambda: api.router_run(seed), lang, {"answers": given, "seed": seed})
+    if not isinstance(got, waits.Done):
+        return got
+    points = int(given["k"] in answer_key(got.run.result)["k"])
     progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {"level": level.id, "answers": given, "seed": seed, "result": run.result, "points": points,
-                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": replayed}, ""
+    return progress, {"level": level.id, "answers": given, "seed": seed, "result": got.run.result, "points": points,
+                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": got.replayed}, ""
 
 
 def read_routes(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

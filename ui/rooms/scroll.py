@@ -37,8 +37,7 @@ def scroll_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
     lengths = RUNS.sizes.scroll_lengths
     setup = t("ls_setup", lang, h=cfg.n_heads, d=cfg.d_model, dh=cfg.d_head, w=w, g=g,
               lengths=", ".join(map(str, lengths)), device=lab.device_label(str(best_device()), lang))
-    given = attempt.get("answers", {})
-    locked = "result" in attempt or "waiting" in attempt
+    given, locked = attempt.get("answers", {}), waits.answered(attempt)
     crosses = [(str(T), t("ls_cross_at", lang, t=T)) for T in lengths] + [(scroll_lesson.NEVER, t("ls_never", lang))]
     counts = [(str(n), str(n)) for n in range(len(HEADS) + 1)]
     ask = lab.asks(
@@ -46,13 +45,8 @@ def scroll_panel(level: Level, lang: str, progress: dict, attempt: Attempt, note
         lab.select("heads", t("ls_q_heads", lang, w=scroll_lesson.HEAD_WINDOW), counts, given.get("heads"), lang,
                    locked=locked),
     )
-    result = note + (measured_html(level, lang, progress, attempt) if "result" in attempt
-                     else waits.box_of(attempt, lang, "scroll"))
-    go = "" if locked else lab.button("scroll", t("ls_go", lang))
-    return lab.room(
-        "scroll", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
-        lab.checking(level, lang, progress, attempt, check=go, result=result),
-    )
+    return waits.measuring_room("scroll", level, lang, progress, attempt, note, setup, ask, len(PREDICTIONS),
+                                measured_html, "scroll", t("ls_go", lang))
 
 
 def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> str:
@@ -143,11 +137,10 @@ def measure(level: Level, lang: str, progress: dict, attempt: Attempt, data: dic
     if given.get("cross") not in lengths or given.get("heads") not in [str(n) for n in range(len(HEADS) + 1)]:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
     start = lambda: api.long_scroll_run(list(RUNS.sizes.scroll_lengths), scroll_lesson.WINDOW)  # noqa: E731
-    run, refused = waits.follow(attempt, start, lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    if not waits.settled(run):
-        return progress, {**attempt, "answers": given, "waiting": run.id}, ""
+    got = waits.awaited(progress, attempt, start, lang, {"answers": given})
+    if not isinstance(got, waits.Done):
+        return got
+    run = got.run
     key = answer_key(run.result, api.scroll_heads(lang))
     points = sum(given[k] in key[k] for k in PREDICTIONS)
     progress, cap = lab.answers_shown(progress, level.id)  # the measurement is on screen now

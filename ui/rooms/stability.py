@@ -30,22 +30,15 @@ def stability_panel(level: Level, lang: str, progress: dict, attempt: Attempt, n
     setup = t("fl_setup", lang, rates=" · ".join(map(str, grid.rates)), seeds=grid.seeds, steps=grid.steps,
               n=len(grid.heads) * len(grid.rates) * grid.seeds,
               device=lab.training_device(lang))
-    given = attempt.get("answers", {})
-    locked = "result" in attempt or "waiting" in attempt
+    given, locked = attempt.get("answers", {}), waits.answered(attempt)
     whos = [(w, t(f"fl_who_{w}", lang)) for w in fail_lesson.WHO]
     rates = [(str(lr), rate_text(str(lr), lang)) for lr in grid.rates] + [(fail_lesson.NONE, rate_text("none", lang))]
     ask = lab.asks(
         lab.select("who", t("fl_q_who", lang), whos, given.get("who"), lang, locked=locked),
         lab.select("rate", t("fl_q_rate", lang), rates, given.get("rate"), lang, locked=locked),
     )
-    result = note + (measured_html(level, lang, progress, attempt) if "result" in attempt
-                     else waits.box_of(attempt, lang, "grid"))
-    seed = waits.seed_field(attempt, lang, locked, "w_seeds_label")
-    go = "" if locked else lab.button("grid", t("fl_go", lang))
-    return lab.room(
-        "stability", lab.note(setup, "setup"), lab.read_rule(lang, len(PREDICTIONS)), ask,
-        lab.checking(level, lang, progress, attempt, check=seed + go, result=result),
-    )
+    return waits.measuring_room("stability", level, lang, progress, attempt, note, setup, ask, len(PREDICTIONS),
+                                measured_html, "grid", t("fl_go", lang), seeded=True)
 
 
 def measured_html(level: Level, lang: str, progress: dict, attempt: Attempt) -> str:
@@ -147,17 +140,14 @@ def train_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     seed = waits.asked_seed(attempt, data)  # 0: the grid this server recorded; another: seeds n … n + 2 afresh
     if seed is None:
         return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    run, refused = waits.follow(attempt, lambda: api.stability_run(seed), lang)
-    if run is None:
-        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
-    replayed = "waiting" not in attempt and run.done.is_set()  # known before this player asked: replayed
-    if not waits.settled(run):
-        return progress, {**attempt, "answers": given, "seed": seed, "waiting": run.id}, ""
-    key = answer_key(run.result)
+    got = waits.awaited(progress, attempt, lambda: api.stability_run(seed), lang, {"answers": given, "seed": seed})
+    if not isinstance(got, waits.Done):
+        return got
+    key = answer_key(got.run.result)
     points = sum(given[k] in key[k] for k in PREDICTIONS)
     progress, cap = lab.answers_shown(progress, level.id)  # the grid is on screen now
-    return progress, {"level": level.id, "answers": given, "seed": seed, "result": run.result, "points": points,
-                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": replayed}, ""
+    return progress, {"level": level.id, "answers": given, "seed": seed, "result": got.run.result, "points": points,
+                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": got.replayed}, ""
 
 
 def read_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

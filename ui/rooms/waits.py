@@ -6,12 +6,15 @@ event that asked for it again, which now finds the result."""
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 
+from dragon.levels.loader import Level
 from dragon.runs import RUNS
 from dragon.runtime.lane import LaneFullError, OwnerFullError, Run
-from ui.rooms.lab import device_label, note, number_field, refusal, waiting
+from ui.rooms import lab
+from ui.rooms.lab import Attempt, Outcome, device_label, note, number_field, refusal, waiting
 from ui.strings import STRINGS, t
 from ui.widgets.charts import line_chart
 from ui.widgets.draw import esc
@@ -153,6 +156,48 @@ def follow(attempt: dict, start: Callable[[], Run], lang: str) -> tuple[Run | No
     if run.state == "failed":
         return None, refusal(t("w_failed", lang, why=run.error[:200]))
     return run, ""
+
+
+def answered(attempt: Attempt) -> bool:
+    """Whether a predict-then-measure attempt's predictions are in (its run waiting or done): its answers locked."""
+    return "result" in attempt or "waiting" in attempt
+
+
+def measuring_room(name: str, level: Level, lang: str, progress: dict, attempt: Attempt, note_html: str, setup: str,
+                   ask: str, predictions: int, measured: Callable[..., str], event: str, go: str,
+                   seeded: bool = False) -> str:
+    """A predict-then-measure level's panel (3-5, 4-5, 4-6): the setup, the star rule for its `predictions`, the
+    questions (`ask`, locked once answered), then the first seed (`seeded`) and the button that runs `event`, or the
+    wait box while it runs, or what it measured (`measured`, the room's own drawing)."""
+    locked = answered(attempt)
+    result = note_html + (measured(level, lang, progress, attempt) if "result" in attempt
+                          else box_of(attempt, lang, event))
+    seed = seed_field(attempt, lang, locked, "w_seeds_label") if seeded else ""
+    button = "" if locked else lab.button(event, go)
+    return lab.room(name, lab.note(setup, "setup"), lab.read_rule(lang, predictions), ask,
+                    lab.checking(level, lang, progress, attempt, check=seed + button, result=result))
+
+
+@dataclass(frozen=True)
+class Done:
+    """A press's run, done: its result is in `run`; `replayed` when it was known before this player asked (the
+    record every player sees), not trained while they watched."""
+
+    run: Run
+    replayed: bool
+
+
+def awaited(progress: dict, attempt: Attempt, start: Callable[[], Run], lang: str, keep: dict) -> Outcome | Done:
+    """The run a press starts (or the one its attempt waits for): the lane's refusal or a failed run (the attempt stops
+    waiting), or the attempt waiting for it with `keep` (the answers it holds meanwhile), as the press's outcome; once
+    the run is done, Done."""
+    run, refused = follow(attempt, start, lang)
+    if run is None:
+        return progress, {k: v for k, v in attempt.items() if k != "waiting"}, refused
+    known = "waiting" not in attempt and run.done.is_set()  # before the inline wait: known before this player asked
+    if not settled(run):
+        return progress, {**attempt, **keep, "waiting": run.id}, ""
+    return Done(run, known)
 
 
 def parse_seed(value: object) -> int | None:
