@@ -105,16 +105,9 @@ def route(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict)
     given = attempt.get("answers") if "waiting" in attempt else {k: data.get(k) for k in PREDICTIONS}
     if given.get("k") not in [str(k) for k in router_lesson.Routing().ks]:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    seed = waits.asked_seed(attempt, data)  # 0: the runs this server recorded; another: seeds n … n + 2 afresh
-    if seed is None:
-        return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    got = waits.awaited(progress, attempt, lambda: api.router_run(seed), lang, {"answers": given, "seed": seed})
-    if not isinstance(got, waits.Done):
-        return got
-    points = int(given["k"] in answer_key(got.run.result)["k"])
-    progress, cap = lab.answers_shown(progress, level.id)
-    return progress, {"level": level.id, "answers": given, "seed": seed, "result": got.run.result, "points": points,
-                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": got.replayed}, ""
+    # seed 0: the runs this server recorded; another: seeds n … n + 2 afresh
+    return waits.measured_predictions(level, lang, progress, attempt, data, given, api.router_run,
+                                      lambda r: int(given["k"] in answer_key(r)["k"]), len(PREDICTIONS), seeded=True)
 
 
 def read_routes(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

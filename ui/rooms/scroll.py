@@ -136,16 +136,13 @@ def measure(level: Level, lang: str, progress: dict, attempt: Attempt, data: dic
     lengths = [str(T) for T in RUNS.sizes.scroll_lengths] + [scroll_lesson.NEVER]
     if given.get("cross") not in lengths or given.get("heads") not in [str(n) for n in range(len(HEADS) + 1)]:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    start = lambda: api.long_scroll_run(list(RUNS.sizes.scroll_lengths), scroll_lesson.WINDOW)  # noqa: E731
-    got = waits.awaited(progress, attempt, start, lang, {"answers": given})
-    if not isinstance(got, waits.Done):
-        return got
-    run = got.run
-    key = answer_key(run.result, api.scroll_heads(lang))
-    points = sum(given[k] in key[k] for k in PREDICTIONS)
-    progress, cap = lab.answers_shown(progress, level.id)  # the measurement is on screen now
-    return progress, {"level": level.id, "answers": given, "result": run.result, "points": points, "cap": cap,
-                      "out_of": len(PREDICTIONS)}, ""
+    start = lambda _: api.long_scroll_run(list(RUNS.sizes.scroll_lengths), scroll_lesson.WINDOW)  # noqa: E731
+
+    def points(result: dict) -> int:  # the heads' shares read once the measurement is done, not before it queues
+        key = answer_key(result, api.scroll_heads(lang))
+        return sum(given[k] in key[k] for k in PREDICTIONS)
+
+    return waits.measured_predictions(level, lang, progress, attempt, data, given, start, points, len(PREDICTIONS))
 
 
 def read_scroll(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

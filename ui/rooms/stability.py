@@ -137,17 +137,13 @@ def train_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: 
     rates = [str(lr) for lr in fail_lesson.Grid().rates] + [fail_lesson.NONE]
     if given.get("who") not in fail_lesson.WHO or given.get("rate") not in rates:
         return progress, attempt, lab.refusal(t("lab_bad", lang))
-    seed = waits.asked_seed(attempt, data)  # 0: the grid this server recorded; another: seeds n … n + 2 afresh
-    if seed is None:
-        return progress, attempt, lab.refusal(t("w_seed_bad", lang))
-    got = waits.awaited(progress, attempt, lambda: api.stability_run(seed), lang, {"answers": given, "seed": seed})
-    if not isinstance(got, waits.Done):
-        return got
-    key = answer_key(got.run.result)
-    points = sum(given[k] in key[k] for k in PREDICTIONS)
-    progress, cap = lab.answers_shown(progress, level.id)  # the grid is on screen now
-    return progress, {"level": level.id, "answers": given, "seed": seed, "result": got.run.result, "points": points,
-                      "cap": cap, "out_of": len(PREDICTIONS), "replayed": got.replayed}, ""
+    # seed 0: the grid this server recorded; another: seeds n … n + 2 afresh
+    def points(result: dict) -> int:
+        key = answer_key(result)
+        return sum(given[k] in key[k] for k in PREDICTIONS)
+
+    return waits.measured_predictions(level, lang, progress, attempt, data, given, api.stability_run, points,
+                                      len(PREDICTIONS), seeded=True)
 
 
 def read_grid(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict) -> Outcome | None:

@@ -200,6 +200,25 @@ def awaited(progress: dict, attempt: Attempt, start: Callable[[], Run], lang: st
     return Done(run, known)
 
 
+def measured_predictions(level: Level, lang: str, progress: dict, attempt: Attempt, data: dict, given: dict,
+                         start: Callable[[int | None], Run], points: Callable[[dict], int], out_of: int,
+                         seeded: bool = False) -> Outcome:
+    """A predict-then-measure press (3-5, 4-5, 4-6): the checked predictions `given`, then the run (`start(seed)`:
+    with `seeded`, the seed the press asks for, a bad one refused; else None) in the lane, the wait box meanwhile;
+    once done, the predictions scored by `points(result)` and the answers counted as shown (they are on screen)."""
+    seed = asked_seed(attempt, data) if seeded else None
+    if seeded and seed is None:
+        return progress, attempt, refusal(t("w_seed_bad", lang))
+    keep = {"answers": given, **({"seed": seed} if seeded else {})}
+    got = awaited(progress, attempt, lambda: start(seed), lang, keep)
+    if not isinstance(got, Done):
+        return got
+    progress, cap = lab.answers_shown(progress, level.id)
+    replayed = {"replayed": got.replayed} if seeded else {}  # a seeded run says where it came from
+    return progress, {"level": level.id, **keep, "result": got.run.result, "points": points(got.run.result),
+                      "cap": cap, "out_of": out_of, **replayed}, ""
+
+
 def parse_seed(value: object) -> int | None:
     """A seed typed in a box: a whole number in 0…2³¹ − 1, else None (an emptied box too: the page says what to type).
     No box sent at all (None): 0, the run this server recorded."""
