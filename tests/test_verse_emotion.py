@@ -10,7 +10,7 @@ import pytest
 from dragon import api
 from dragon.analyze import analyze
 from dragon.text.analyser import analyse
-from dragon.text.lexicon import LEXICON_DIR, load_lexicon, read_table
+from dragon.text.lexicon import LEXICON_DIR, SCHEMAS, load_lexicon, read_table
 
 DATA = Path(__file__).resolve().parent / "data" / "verse_emotion.tsv"
 
@@ -60,7 +60,7 @@ def test_prose_words_built_of_verse_characters_stay_neutral(text: str) -> None:
 
 
 def test_each_emotion_character_comes_from_the_line_it_names() -> None:
-    table = read_table(LEXICON_DIR / "emotion_chars.tsv", (("+1", "-1"), ("any", "verse"), None))
+    table = read_table(LEXICON_DIR / "emotion_chars.tsv", SCHEMAS["emotion_chars.tsv"])
     assert len(table) >= 30
     for char, (_, _, source) in table.items():
         assert len(char) == 1 and "《" in source and char in source.split("》", 1)[1], (char, source)

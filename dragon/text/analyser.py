@@ -383,7 +383,7 @@ def emotion_of(w: str, lex: Lexicon, verse: bool = False) -> int:
         return found or 0
     for size in range(len(w) - 1, 1, -1):  # the longest listed word inside
         for i in range(len(w) - size + 1):
-            if (inner := lex.emotion.get(w[i : i + size])) and w[i : i + size] not in lex.not_emotion:
+            if inner := lex.emotion.get(w[i : i + size]):  # (0 rows are not in lex.emotion)
                 return inner
     chars = [lex.emotion_chars.get(ch) for ch in w]
     alone = all(chars)  # 孤, 戚戚, 孤寂: the characters are the feeling

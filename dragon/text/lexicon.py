@@ -22,7 +22,7 @@ TONE_KINDS: tuple[str, ...] = ("question", "exclaim", "soft", "pause")
 EN_POS: tuple[str, ...] = ("verb", "adj", "adv", "det", "prep", "conj", "aux", "num", "interj", "noun")
 
 # file name -> allowed values of each column after the word (None: any text)
-SCHEMAS: dict[str, tuple[tuple[str, ...], ...]] = {
+SCHEMAS: dict[str, tuple[tuple[str, ...] | None, ...]] = {
     "emotion.tsv": (("+1", "-1", "0"),),  # 0: not an emotion word, whatever VADER says
     "connectives.tsv": (CONNECTIVE_ROLES,),
     "time.tsv": (("time", "aspect"),),
@@ -56,7 +56,7 @@ class Lexicon:
     emotion_chars: dict[str, tuple[int, bool]]  # Chinese character -> (polarity, whether it counts outside verse)
 
 
-def read_table(path: Path, allowed: tuple[tuple[str, ...], ...]) -> dict[str, tuple[str, ...]]:
+def read_table(path: Path, allowed: tuple[tuple[str, ...] | None, ...]) -> dict[str, tuple[str, ...]]:
     """Read a TSV of `word<TAB>value…` lines; '#' lines are comments. Raises LexiconError on bad rows."""
     if not path.is_file():
         raise LexiconError(f"{path.name}: file not found in {path.parent}")

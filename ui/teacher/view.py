@@ -90,14 +90,16 @@ def errors_html(title: str, errors: list[str]) -> str:
 
 
 def reasons(checked: teacher_levels.Checked, lang: str) -> list[str]:
-    """Why a teacher's level is refused, in the page's language where the engine measured it (the puzzle conditions
-    with their figures, the silent heads a target turns up); a fault of the file's own fields is said as the API
-    says it, naming the field."""
-    out = [t("why_long", lang, n=MAX_TOKENS) if e.startswith("text: the dragon reads at most") else e
-           for e in checked.errors if not e.startswith("puzzle:") and " has target " not in e]
+    """Why a teacher's level is refused, in the page's language where the engine measured it (a text longer than it
+    reads, the puzzle conditions with their figures, the silent heads a target turns up); a fault of the file's own
+    fields is said as the API says it, naming the field."""
+    measured = ("puzzle:", "text: the dragon reads at most")  # said again below, from the measurement itself
+    out = [e for e in checked.errors if not e.startswith(measured) and " has target " not in e]
     level, q = checked.level, checked.quality
     if level is not None:
         reading = teacher_levels.reading_of(level)
+        if reading.analysis.truncated:
+            out.insert(0, t("why_long", lang, n=MAX_TOKENS))
         target = level.target_for(level.text_lang)
         loud = claims.loudness(reading).tolist()
         for head, g in zip(HEADS, target, strict=True):
