@@ -7,6 +7,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# The suite keeps the bytecode of the project and of its rewritten tests (in the gitignored __pycache__ folders) even
+# where the shell says not to write it (PYTHONDONTWRITEBYTECODE, set on these machines): every worker, and every app a
+# test starts, would otherwise compile the ~33,000 lines again (collection: 15 s uncached, 9 s cached, on 2 cores).
+sys.dont_write_bytecode = False
+
 import atexit  # noqa: E402
 import functools  # noqa: E402
 import os  # noqa: E402

@@ -114,6 +114,7 @@ def tw() -> dict:
     return api.tower()
 
 
+@pytest.mark.slow  # the real model's run
 def test_tower_findings_hold(tw: dict) -> None:
     m = tower.measured(tw)
     truthful(tower.FINDINGS, m)
@@ -131,6 +132,7 @@ def test_tower_findings_hold(tw: dict) -> None:
     assert t("tw_rises", "en") not in lines  # the lesson's story is not told where the numbers deny it
 
 
+@pytest.mark.slow  # the real model's run
 def test_tower_sink_sentence_is_measured(tw: dict) -> None:
     """[CLS]/[SEP] park like our dragon's sink from a layer on — but [CLS]'s values, measured here from the weights
     (the V rows of each layer's packed projection), are short and not zero, as the sentence says."""
@@ -277,6 +279,7 @@ def test_positions_findings_hold(lang: str) -> None:
 # --- 4-1 the crystal ball: the level's sentence and the known-referent ones -----------------------------------
 
 
+@pytest.mark.slow  # the real model's run
 def test_crystal_ball_findings_hold_on_the_level() -> None:
     level = get_level("4-1")
     word, target = level.ask

@@ -45,6 +45,7 @@ def loaded():
     mp.undo()
 
 
+@pytest.mark.slow  # loads the real model
 def test_model_loads_offline_with_six_layers_of_twelve_heads(loaded) -> None:
     bert, vocab, seen = loaded
     assert (bert.cfg.n_layers, bert.cfg.n_heads, bert.cfg.d_model) == (6, 12, 384)
@@ -52,6 +53,7 @@ def test_model_loads_offline_with_six_layers_of_twelve_heads(loaded) -> None:
     assert 0 < crystal_ball.load_seconds() <= 10  # goal ≤ 5 s; benchmarks/lessons.py measures it
 
 
+@pytest.mark.slow  # loads the real model
 def test_our_encoder_matches_sentence_transformers(loaded) -> None:
     """Our BERT on the package's weights gives the reference sentence embedding (mean pooling, unit length)."""
     e = crystal_ball.read(EN).embedding()
@@ -59,6 +61,7 @@ def test_our_encoder_matches_sentence_transformers(loaded) -> None:
     assert float(e.norm()) == pytest.approx(1.0, abs=1e-6)
 
 
+@pytest.mark.slow  # loads the real model
 def test_every_piece_row_sums_to_one_and_merged_rows_too(loaded) -> None:
     bert, vocab, _ = loaded
     text = "Tokenisation splits unbelievable words into pieces."
@@ -85,6 +88,7 @@ def test_merge_sums_columns_and_averages_rows() -> None:
     assert torch.allclose(m.sum(-1), torch.ones(()), atol=1e-6)
 
 
+@pytest.mark.slow  # loads the real model
 def test_they_to_students_head_is_found(loaded) -> None:
     r = api.crystal_ball(EN, "they", "students")
     assert (r["model"], r["layers"], r["heads"]) == ("all-MiniLM-L6-v2", 6, 12)
@@ -98,6 +102,7 @@ def test_they_to_students_head_is_found(loaded) -> None:
     assert r["target"] == {"token": "students", "position": 4} and r["word"] == "they"
 
 
+@pytest.mark.slow  # loads the real model
 def test_crystal_ball_without_target_names_the_strongest_link(loaded) -> None:
     r = api.crystal_ball(EN, "THEY")  # case does not matter
     assert r["best"]["token"] != "they" and r["best"]["weight"] > 0.5 and r["target"] is None
@@ -115,11 +120,13 @@ def test_crystal_ball_without_target_names_the_strongest_link(loaded) -> None:
         (["not", "text"], "x", "must be a string"),
     ],
 )
+@pytest.mark.slow  # loads the real model
 def test_crystal_ball_errors_are_clear(loaded, text, word: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         api.crystal_ball(text, word)
 
 
+@pytest.mark.slow  # loads the real model
 def test_crystal_ball_target_errors(loaded) -> None:
     with pytest.raises(ValueError, match="target 'dog' is not a word"):
         api.crystal_ball(EN, "they", "dog")
@@ -146,6 +153,7 @@ def test_safetensors_reader_and_wordpiece_on_small_files(tmp_path) -> None:
 # 4-2 The tower
 
 
+@pytest.mark.slow  # loads the real model
 def test_tower_figures_are_finite_shares(loaded) -> None:
     r = api.tower()
     assert (r["layers"], r["heads"], r["sentences"]) == (6, 12, 20) and r["words"] > 150

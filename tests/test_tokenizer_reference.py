@@ -11,6 +11,8 @@ import torch
 
 from dragon.lessons import crystal_ball
 
+pytestmark = pytest.mark.slow  # loads the real model and transformers' reference: left out of the fast tier
+
 CHUNK = 400  # code points per text: one tokenizer call reads many, each in its own "a…b" and "word…"
 
 

@@ -9,7 +9,6 @@ shows, bright / tonight). English has no tones. See assets/lexicons/LICENSES.md.
 
 import functools
 import importlib.util
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -57,19 +56,17 @@ def cmu_path() -> Path | None:
 
 
 @functools.lru_cache(maxsize=1)
-def cmu_rhymes() -> dict[str, str]:
-    """Word → its rhyme, from its first listed pronunciation: the phones from the last stressed vowel to the end
-    (stress marks dropped). Read once per process; only the rhymes are kept (a few thousand distinct strings)."""
+def cmu_phones() -> dict[str, str]:
+    """Word → its first listed pronunciation (ARPAbet phones as one string), read once per process; a word's rhyme is
+    worked out when it is asked for (en_rhyme), not for all 126,000 words at the start (0.9 s of a process's start)."""
     path = cmu_path()
     if path is None:
         return {}
     out: dict[str, str] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
-        word, *phones = line.split("#")[0].split()
-        if phones and "(" not in word:  # "word(2)" lines are further pronunciations
-            rhyme = rhyme_of(phones)
-            if rhyme is not None:
-                out[word] = sys.intern(rhyme)
+        word, *rest = line.split(None, 1)
+        if rest and "(" not in word:  # "word(2)" lines are further pronunciations
+            out[word] = rest[0]
     return out
 
 
@@ -84,7 +81,13 @@ def rhyme_of(phones: Sequence[str]) -> str | None:
 
 def en_rhyme(word: str) -> str | None:
     """An English word's rhyme (glows, shows → "OW Z"), or None if the dictionary does not have it."""
-    return cmu_rhymes().get(word.lower())
+    phones = cmu_phones().get(word.lower())
+    return None if phones is None else _rhyme(phones)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rhyme(phones: str) -> str | None:
+    return rhyme_of(phones.split("#")[0].split())
 
 
 def sound_of(word: str, lang: str) -> tuple[str, str | None] | None:
