@@ -35,7 +35,7 @@ from ui.live_class import routes as class_routes
 from ui.rooms import match as quiz
 from ui.rooms import registry as rooms
 from ui.rooms import sliders as play
-from ui.server import admission, heap, sessions_held
+from ui.server import admission, heap, queue_wake, sessions_held
 from ui.server.body_limit import BodyLimit
 from ui.server.first_script import FirstScript
 from ui.server.unused_routes import RefuseUnused
@@ -381,6 +381,7 @@ def queue(demo: gr.Blocks) -> gr.Blocks:
     for name, value in NO_EVENT_TABLE.items():
         os.environ.setdefault(name, value)
     demo.queue(default_concurrency_limit=8, api_open=False)
+    queue_wake.wake_on_work(demo._queue)  # an idle server stays idle: no look for work every millisecond
     admission.guard(demo)
     return demo
 

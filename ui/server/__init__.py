@@ -1,1 +1,1 @@
-"""Serving plumbing, no lessons: body and session bounds, the first script, heap, admission, refused routes, the wait page."""
+"""Serving plumbing, no lessons: body and session bounds, the first script, heap, admission, the queue's wake-ups, refused routes, the wait page."""
