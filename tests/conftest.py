@@ -183,24 +183,28 @@ class Chromium:
         return _CHROMIUM["playwright"].chromium.launch(executable_path=executable, args=FLAGS)
 
     # A page the app has been loaded in before loads it again in a third of the time (its renderer and its compiled
-    # scripts are warm: 0.5 s against 1.5 s on this machine), so a test's page is an idle one of a finished test
-    # when there is one, in a context made with the same options, its storage and cookies cleared: a fresh
+    # scripts are warm: 0.5 s against 1.5 s on this machine; a new page costs Chromium 2.2 core-s, a warm one 1.1),
+    # so a test's page is an idle one of a finished test when there is one, in a context made with the same options
+    # (of any viewport: it is set to the test's before the page loads), its storage and cookies cleared: a fresh
     # browser's start, as a new player's. A test that needs more of a fresh context (init scripts, exposed functions,
     # routes) makes its own.
     def take_page(self, viewport: dict, options: dict):
-        key = (tuple(sorted(viewport.items())), repr(sorted(options.items())))
+        key = repr(sorted(options.items()))
         browser = self.real()
         idle = _CHROMIUM["idle"].setdefault(key, [])
         if idle:
-            return idle.pop()
+            page = idle.pop()
+            page.set_viewport_size(viewport)
+            return page
         page = browser.new_context(viewport=viewport, **options).new_page()
         page.pooled_key = key
         return page
 
     @staticmethod
     def give_back(page) -> None:
-        """The page left (its unload done), then its origin's storage, its cookies, any print emulation, any other
-        page of its context and its size reset; a page the test closed takes its context with it."""
+        """The page left (its unload done), then its origin's storage, its cookies, any print emulation and any other
+        page of its context reset (its size is set when it is taken again); a page the test closed takes its context
+        with it."""
         context = page.context
         if page.is_closed() or not _CHROMIUM:
             context.close()
@@ -214,7 +218,6 @@ class Chromium:
             page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
         context.clear_cookies()
         page.emulate_media(media="null")
-        page.set_viewport_size(dict(page.pooled_key[0]))
         _CHROMIUM["idle"][page.pooled_key].append(page)
 
 

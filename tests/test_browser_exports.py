@@ -36,12 +36,18 @@ A4_CONTENT = (680, 1009)  # A4 less 15 mm margins, in CSS px: what one printed p
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": A4_CONTENT[0], "height": A4_CONTENT[1]}, accept_downloads=True)
+    """A page of one printed page's width (the session's pool: conftest.py take_page), downloads accepted."""
     errors = []
-    p = context.new_page()
-    p.on("pageerror", lambda e: errors.append(str(e)))
+
+    def error(e) -> None:
+        errors.append(str(e))
+
+    p = browser.take_page({"width": A4_CONTENT[0], "height": A4_CONTENT[1]}, {"accept_downloads": True})
+    p.on("pageerror", error)
     yield p
-    context.close()
+    if not p.is_closed():
+        p.remove_listener("pageerror", error)
+    browser.give_back(p)
     assert not errors, errors
 
 

@@ -25,20 +25,31 @@ DRAGON, EVERYONE = "2-1", "2-3"
 
 @pytest.fixture
 def contexts(browser):
+    """new(size) → a page in a browser of its own (the session's pool: conftest.py take_page, a fresh start each),
+    downloads accepted; with the dialogs and page errors of them all."""
     made, dialogs, errors = [], [], []
+
+    def dialog(d) -> None:
+        dialogs.append(d.message)
+        d.dismiss()
+
+    def error(e) -> None:
+        errors.append(str(e))
 
     def new(size: str):
         width, height = SIZES[size]
-        context = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
-        made.append(context)
-        page = context.new_page()
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = browser.take_page({"width": width, "height": height}, {"accept_downloads": True})
+        made.append(page)
+        page.on("dialog", dialog)
+        page.on("pageerror", error)
         return page
 
     yield new, dialogs, errors
-    for context in made:
-        context.close()
+    for page in made:
+        if not page.is_closed():
+            page.remove_listener("dialog", dialog)
+            page.remove_listener("pageerror", error)
+        browser.give_back(page)
 
 
 def set_slider(page, selector: str, value: float) -> None:

@@ -100,9 +100,8 @@ def test_the_sandbox_reads_any_text_and_makes_a_level_that_a_fresh_browser_opens
     share = page.locator('#teacher input[data-link="plain"]').input_value()
     assert "custom=T1." in share and len(share) < 2000
     # a fresh browser (no storage) opens the level from the link alone and plays it with stars and hints
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    fresh = browser.take_page({"width": 1366, "height": 900}, {})  # a fresh start (conftest.py)
     try:
-        fresh = context.new_page()
         fresh.goto(share)
         fresh.wait_for_selector("#panel .score-value")
         assert "公园里的女孩" in fresh.locator("#top .level-title").inner_text()
@@ -112,7 +111,7 @@ def test_the_sandbox_reads_any_text_and_makes_a_level_that_a_fresh_browser_opens
         fresh.wait_for_function("document.querySelector('#panel .stars').textContent.includes('★★★')")
         shot(fresh, "teacher-level-fresh-browser")
     finally:
-        context.close()
+        browser.give_back(fresh)
 
 
 def test_an_exam_link_hides_hints_demo_and_reveal_for_whoever_opens_it(open_any):
@@ -422,15 +421,20 @@ def test_opening_the_page_runs_only_its_own_start_never_the_teachers_open(browse
     """Gradio runs every event named "load" as a page starts: the box's button is "open", so a page's start sends
     one event (the boot), and the box stays closed with no message, in either language."""
     for lang in ("en", "zh"):
-        context = browser.new_context()
+        page = browser.take_page({"width": 1280, "height": 720}, {})  # a fresh start (conftest.py)
+        joins: list = []
+
+        def join(request, joins=joins) -> None:
+            if "/queue/join" in request.url:
+                joins.append(request.post_data)
+
         try:
-            page = context.new_page()
-            joins: list = []
-            page.on("request", lambda r, joins=joins: joins.append(r.post_data) if "/queue/join" in r.url else None)
+            page.on("request", join)
             page.goto(f"{app_url}?level=2-1&lang={lang}")
             page.wait_for_selector("#panel .score-value")
             page.wait_for_timeout(1500)
             assert len(joins) == 1, joins
             assert not page.locator("#teacher details[open], #teacher .refusal").count()
         finally:
-            context.close()
+            page.remove_listener("request", join)
+            browser.give_back(page)
