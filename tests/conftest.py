@@ -201,11 +201,14 @@ class Chromium:
         return page
 
     @staticmethod
-    def give_back(page) -> None:
-        """The page left (its unload done), then its origin's storage, its cookies, any print emulation and any other
-        page of its context reset (its size is set when it is taken again); a page the test closed takes its context
-        with it."""
+    def give_back(page, listeners: dict | None = None) -> None:
+        """The page left (its unload done), then its origin's storage, its cookies, any print emulation, any other
+        page of its context and the test's `listeners` ({event: handler}) reset (its size is set when it is taken
+        again); a page the test closed takes its context with it."""
         context = page.context
+        if not page.is_closed():
+            for event, handler in (listeners or {}).items():
+                page.remove_listener(event, handler)
         if page.is_closed() or not _CHROMIUM:
             context.close()
             return

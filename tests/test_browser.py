@@ -52,9 +52,7 @@ def opening(browser, app_url: str, ready):
 
     yield opener
     for page in pages:
-        if not page.is_closed():
-            page.remove_listener("pageerror", note)
-        browser.give_back(page)
+        browser.give_back(page, {"pageerror": note})
     assert not errors, errors
 
 

@@ -45,9 +45,7 @@ def page(browser):
     p = browser.take_page({"width": A4_CONTENT[0], "height": A4_CONTENT[1]}, {"accept_downloads": True})
     p.on("pageerror", error)
     yield p
-    if not p.is_closed():
-        p.remove_listener("pageerror", error)
-    browser.give_back(p)
+    browser.give_back(p, {"pageerror": error})
     assert not errors, errors
 
 

@@ -46,10 +46,7 @@ def contexts(browser):
 
     yield new, dialogs, errors
     for page in made:
-        if not page.is_closed():
-            page.remove_listener("dialog", dialog)
-            page.remove_listener("pageerror", error)
-        browser.give_back(page)
+        browser.give_back(page, {"dialog": dialog, "pageerror": error})
 
 
 def set_slider(page, selector: str, value: float) -> None:

@@ -436,5 +436,4 @@ def test_opening_the_page_runs_only_its_own_start_never_the_teachers_open(browse
             assert len(joins) == 1, joins
             assert not page.locator("#teacher details[open], #teacher .refusal").count()
         finally:
-            page.remove_listener("request", join)
-            browser.give_back(page)
+            browser.give_back(page, {"request": join})

@@ -11,8 +11,9 @@ from gradio.utils import run_coro_in_background, set_task_name
 
 # Gradio's queue looks for a new event every millisecond while it has none (and for progress every 10 ms): an idle
 # app spends 0.078–0.088 core-s a second (measured on 2 cores; 0.010–0.020 with these loops), a class's server the
-# same beside its players. These loops are Gradio's own, step for step, except that where Gradio sleeps a millisecond they wait
-# until an event arrives or a job ends (both wake them at once: no event waits longer than before), or FALLBACK_S.
+# same beside its players. These loops are Gradio's own, step for step, except that where Gradio sleeps a
+# millisecond they wait until an event arrives or a job ends (both wake them at once: no event waits longer than
+# before), or FALLBACK_S.
 FALLBACK_S = 0.5  # a look now and then all the same, should a wake-up ever be missed (none is: every push and every
 # job's end wakes the loops)
 
@@ -71,7 +72,8 @@ def wake_on_work(queue: Queue, fallback_s: float = FALLBACK_S) -> bool:
         wake = wakes["processing"] = asyncio.Event()
         try:
             while not self.stopped:
-                wake.clear()  # before looking: a wake-up from here on is not lost (one thread, no await until _nap)
+                wake.clear()  # before looking: a wake-up from here on (during the lock's await too) stays set, and
+                # the nap below returns at once
                 if len(self) == 0:
                     await _nap(wake)
                     continue
