@@ -186,8 +186,9 @@ class Chromium:
     # scripts are warm: 0.5 s against 1.5 s on this machine; a new page costs Chromium 2.2 core-s, a warm one 1.1),
     # so a test's page is an idle one of a finished test when there is one, in a context made with the same options
     # (of any viewport: it is set to the test's before the page loads), its storage and cookies cleared: a fresh
-    # browser's start, as a new player's. A test that needs more of a fresh context (init scripts, exposed functions,
-    # routes) makes its own.
+    # browser's start, as a new player's (the page's own routes and the test's listeners are removed when it is given
+    # back). A test that needs more of a fresh context (init scripts, exposed functions, the context's routes) makes
+    # its own.
     def take_page(self, viewport: dict, options: dict):
         key = repr(sorted(options.items()))
         browser = self.real()
@@ -202,16 +203,16 @@ class Chromium:
 
     @staticmethod
     def give_back(page, listeners: dict | None = None) -> None:
-        """The page left (its unload done), then its origin's storage, its cookies, any print emulation, any other
-        page of its context and the test's `listeners` ({event: handler}) reset (its size is set when it is taken
-        again); a page the test closed takes its context with it."""
+        """The page's routes and the test's `listeners` ({event: handler}) removed, the page left (its unload done),
+        then its origin's storage, its cookies, any print emulation and any other page of its context reset (its size
+        is set when it is taken again); a page the test closed takes its context with it."""
         context = page.context
-        if not page.is_closed():
-            for event, handler in (listeners or {}).items():
-                page.remove_listener(event, handler)
         if page.is_closed() or not _CHROMIUM:
             context.close()
             return
+        for event, handler in (listeners or {}).items():
+            page.remove_listener(event, handler)
+        page.unroute_all(behavior="ignoreErrors")  # a handler still running is not waited for
         for other in context.pages:
             if other is not page:
                 other.close()

@@ -7,6 +7,7 @@ exam round whose target the board draws only after it ends, with the why (screen
 
 import csv
 import io
+import time
 from pathlib import Path
 
 import pytest
@@ -347,7 +348,9 @@ def test_a_view_that_left_before_a_removal_never_brings_the_student_back(app_url
         route.continue_()
 
     teacher.route("**/class/api/teacher", hold)
-    teacher.wait_for_timeout(700)  # the next poll has gone out, and is held
+    asked_by = time.monotonic() + 10  # a poll every 600 ms, later on a busy machine
+    while not held and time.monotonic() < asked_by:
+        teacher.wait_for_timeout(50)  # the page's own polls go on (and the route answers them) meanwhile
     assert held, "no view was asked for"
     teacher.locator("#members li", has_text="Bo").locator("button").click()  # removed; the page asks for a view
     teacher.wait_for_function("document.querySelector('#count').textContent === '1'")
