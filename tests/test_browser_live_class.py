@@ -152,7 +152,10 @@ def test_a_class_plays_both_modes_and_exports_its_results(app_url: str, contexts
     phone = students[0]
     phone.wait_for_selector("iframe.game-frame[src*='level=3-1'][src*='exam=1']", timeout=30_000)  # this round's game
     frame = phone.frame_locator("iframe.game-frame")
-    frame.locator("#top .level-title").wait_for(timeout=90_000)  # a framed game's first view, beside six other pages
+    # a framed game's first view, while the six other students' pages load the same game at once in this one Chromium:
+    # 6.8 s on a quiet machine, 47–54 s beside a second copy of this test and two busy loops, and once over 90 s with
+    # two copies of the whole suite running (what is held here is what the frame shows, not how soon)
+    frame.locator("#top .level-title").wait_for(timeout=180_000)
     src = phone.get_attribute("iframe.game-frame", "src")
     assert "level=3-1" in src and "classplay=1" in src and "exam=1" in src
     # an exam plays 3-1 on rounds drawn for it (dragon/classroom/lab_variants.py), not the public game's first round
