@@ -152,8 +152,8 @@ def assert_inert(w: Watched, shown: list[str] = (), hover: list[str] = (), page=
     page = page or w.page
     for selector in hover:
         for el in page.locator(selector).all()[:2]:
-            if el.is_visible():
-                el.hover(timeout=5_000)
+            if el.is_visible():  # what a hover sets off is held here, not how soon: a map of the long text's 90
+                el.hover(timeout=30_000)  # words took over 5 s to take the pointer with two copies of the suite at once
     assert page.evaluate(NUDGE) > 0
     page.wait_for_timeout(200)  # an <img src=x> would have failed to load by now (a 404 from this server)
     found = page.evaluate(SCAN)
