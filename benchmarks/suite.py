@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.class_load import cpu_s  # noqa: E402
+
 NOTES = "SUITE_NOTES"  # the file each worker appends its per-test lines to (set by the runner)
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 # --- the plugin: in each worker, per test -----------------------------------------------------------------------------
@@ -104,15 +107,14 @@ def sample(kinds: dict[int, str | None], last: dict[int, float]) -> None:
         if not entry.isdigit():
             continue
         pid = int(entry)
-        try:
-            if pid not in kinds:
+        if pid not in kinds:
+            try:
                 kinds[pid] = kind(Path(f"/proc/{pid}/cmdline").read_bytes())
-            if kinds[pid] is None:
+            except OSError:  # it ended meanwhile
                 continue
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # it ended meanwhile
-            continue
-        last[pid] = (int(fields[11]) + int(fields[12])) / TICK
+        seconds = cpu_s(pid) if kinds[pid] else 0.0  # 0: ended meanwhile; its last reading stands
+        if seconds:
+            last[pid] = seconds
 
 
 def main(args: list[str]) -> int:
