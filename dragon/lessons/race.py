@@ -242,7 +242,7 @@ def measured(result: dict, at: int | None = None) -> dict:
     one_thread = result["device"].startswith("cpu") and result.get("threads") == 1
     return {
         "at": T,
-        "speedup": speedups[i],  # the loop's time over the batched time at T
+        "speedup": speedups[i],  # the loop's time over the batched time at T, to three decimals (×1.000: saved nothing)
         "flops_equal": result["flops_loop"] == result["flops_batched"],  # at every length
         "flops_at": result["flops_batched"][i],
         "flops_one_head": flops("batched", T, result["d_model"], 1),  # one head of d_head = d_model
