@@ -5,11 +5,14 @@ the CPU each kind of process used (the pytest workers with the apps they serve, 
 — software compositing here — and its browser process, Playwright's driver, the apps the tests start). Loaded into
 the run as a pytest plugin (`-p benchmarks.suite`, which this adds), every worker notes for each test its time, its
 page loads (goto and reload), the browser pages it opened and its screenshots. The summary: the wall time, how busy the
-machine's cores were, CPU by process kind, and the modules that took longest with their page loads."""
+machine's cores were, CPU by process kind, the modules that took longest with their page loads, and the core-seconds by
+test: the browser tests (their worker's CPU, the app it serves included, and the Chromium and Playwright under it), the
+other tests, what ran between tests, and the fixed results (seeded trainings, reference races) computed meanwhile."""
 
 import collections
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -29,6 +32,59 @@ NOTES = "SUITE_NOTES"  # the file each worker appends its per-test lines to (set
 # --- the plugin: in each worker, per test -----------------------------------------------------------------------------
 
 _COUNTS = collections.Counter()  # this worker's page loads, new pages and screenshots so far
+_TRAINED: list[tuple[str, float]] = []  # this worker's computations of fixed results (kind, seconds), in order
+_LAST: dict[int, float] = {}  # the CPU seconds last read of each process under this worker (an ended one keeps it)
+
+
+def _note_trainings() -> None:
+    """Note every fixed result this worker computes (a seeded training, a reference race: dragon/runtime/shared.py),
+    with its wall time; one read back from the session's folder, or kept in memory, is no computation."""
+    from dragon.runtime import shared
+
+    if getattr(shared.Shared.computed, "noted", False):
+        return
+    original = shared.Shared.computed
+
+    def computed(self, key, compute):
+        def timed():
+            t0 = time.perf_counter()
+            try:
+                return compute()
+            finally:
+                _TRAINED.append((str(key[0] if isinstance(key, tuple) else key), time.perf_counter() - t0))
+
+        return original(self, key, timed)
+
+    computed.noted = True
+    shared.Shared.computed = computed
+
+
+def _descendants_cpu() -> float:
+    """CPU seconds of every process under this worker (Playwright's driver, Chromium's processes, apps it started),
+    each as last read: one that ended keeps its last reading."""
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children[ppid].append(int(entry))
+    stack = [os.getpid()]
+    while stack:
+        for pid in children.get(stack.pop(), ()):
+            seconds = cpu_s(pid)
+            if seconds:
+                _LAST[pid] = seconds
+            stack.append(pid)
+    return sum(_LAST.values())
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this worker, all its threads (the app it serves in-process included), and of its ended children
+    it waited for (apps a test started and stopped)."""
+    own, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime
 
 
 def _count_browser_calls() -> None:
@@ -65,9 +121,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         _count_browser_calls()
     except ImportError:  # no Playwright: nothing to count
         pass
-    before, t0 = dict(_COUNTS), time.perf_counter()
+    _note_trainings()
+    browser = "browser" in getattr(item, "fixturenames", ())  # its Chromium runs under this worker
+    before, trained, t0 = dict(_COUNTS), len(_TRAINED), time.perf_counter()
+    own0, under0 = _own_cpu(), _descendants_cpu() if browser else 0.0
     yield
-    note = {"id": item.nodeid, "wall": time.perf_counter() - t0,
+    note = {"id": item.nodeid, "wall": time.perf_counter() - t0, "browser": browser,
+            "cpu_worker": _own_cpu() - own0, "cpu_under": _descendants_cpu() - under0 if browser else 0.0,
+            "trained": _TRAINED[trained:],
             **{k: _COUNTS[k] - before.get(k, 0) for k in ("loads", "new_pages", "screenshots")}}
     with open(os.environ[NOTES], "a", encoding="utf-8") as f:
         f.write(json.dumps(note) + "\n")
@@ -151,8 +212,32 @@ def main(args: list[str]) -> int:
     for name, m in sorted(modules.items(), key=lambda kv: -kv[1]["wall"])[:15]:
         print(f"  {m['wall']:6.1f} s  {m['tests']:4d} tests  {m['loads']:3d} loads  {m['new_pages']:3d} new pages  "
               f"{m['screenshots']:3d} screenshots  {name}")
+    # where the core-seconds went, by test: the browser tests (with the Chromium and Playwright under their worker),
+    # the others, and among both the fixed results computed (trainings, reference races: once per session)
+    split = {}
+    for name, group in (("browser tests", [t for t in tests if t["browser"]]),
+                        ("other tests", [t for t in tests if not t["browser"]])):
+        split[name] = {"tests": len(group), "core_s": round(sum(t["cpu_worker"] + t["cpu_under"] for t in group), 1),
+                       "of_it_chromium_and_playwright": round(sum(t["cpu_under"] for t in group), 1),
+                       "loads": sum(t["loads"] for t in group), "new_pages": sum(t["new_pages"] for t in group)}
+    trained = collections.Counter()
+    for t in tests:
+        for what, seconds in t["trained"]:
+            trained[what] += seconds
+    computations = sum(len(t["trained"]) for t in tests)
+    attributed = sum(part["core_s"] for part in split.values())
+    print("core-seconds by test (a worker's CPU, its app's threads included, and the processes under it):")
+    for name, part in split.items():
+        print(f"  {part['core_s']:7.1f}  {part['tests']:4d} {name} ({part['of_it_chromium_and_playwright']:.1f} in "
+              f"Chromium and Playwright; {part['loads']} page loads, {part['new_pages']} new pages)")
+    print(f"  {sum(cpu.values()) - attributed:7.1f}  between tests (collection, start-up, teardown, the controller)")
+    print(f"  of the tests' time, {computations} fixed results computed (seeded trainings, reference races: once a "
+          f"session) took {sum(trained.values()):.1f} s: " +
+          ", ".join(f"{what} {seconds:.1f}" for what, seconds in trained.most_common(6)))
     print(json.dumps({
         "exit": run.returncode, "tests": len(tests), "wall_s": round(wall, 1),
+        "by_test": split, "between_tests_core_s": round(sum(cpu.values()) - attributed, 1),
+        "computed_results": computations, "computed_results_s": round(sum(trained.values()), 1),
         "busy_share": round((busy1 - busy0) / (all1 - all0), 3),
         "cpu_core_s": {name: round(s, 1) for name, s in cpu.most_common()},
         "cpu_core_s_total": round(sum(cpu.values()), 1),
