@@ -103,7 +103,7 @@ def open_codes(page) -> None:
             return
         page.locator("#codes summary").click()
         try:
-            page.wait_for_selector("#codes details[open]", timeout=3_000)
+            page.wait_for_selector("#codes details[open]", timeout=10_000)
             return
         except PlaywrightTimeout:
             continue

@@ -221,10 +221,10 @@ def page_fits(page) -> bool:
 def refused_twice(page, act: str, text: str) -> None:
     """Press the button twice with the same bad input: the same refusal both times, and the button is free again."""
     for _ in range(2):
-        page.locator(f"#mhd-lab-{act}").click(timeout=5_000)
+        page.locator(f"#mhd-lab-{act}").click(timeout=30_000)
         wait_text(page, "#lab .result-box", text)
         free = f"!document.querySelector('#mhd-lab-{act}').classList.contains('running')"
-        page.wait_for_function(free, timeout=5_000)
+        page.wait_for_function(free, timeout=30_000)
 
 
 def test_race_refused_twice_then_runs_and_fits_a_phone(open_lab) -> None:
@@ -233,7 +233,7 @@ def test_race_refused_twice_then_runs_and_fits_a_phone(open_lab) -> None:
     page.locator("#lab [data-answer=guess]").fill("-1")
     refused_twice(page, "race", "nothing was changed")
     page.locator("#lab [data-answer=guess]").fill("3")
-    page.locator("#mhd-lab-race").click(timeout=5_000)
+    page.locator("#mhd-lab-race").click(timeout=30_000)
     page.wait_for_selector("#lab .result-head[data-measured]", timeout=60_000)
     assert page_fits(page), page.evaluate("document.documentElement.scrollWidth")
     chart = page.locator("#lab svg.chart").bounding_box()
@@ -250,7 +250,7 @@ def test_heads_refused_twice_then_trains_and_fits_a_phone_zh(open_lab) -> None:
     refused_twice(page, "train", "什么都没有改变")  # an empty ranking, twice
     for i, h in enumerate([16, 8, 4, 2, 1]):
         page.locator(f"#lab [data-answer=r{i}]").select_option(str(h))
-    page.locator("#mhd-lab-train").click(timeout=5_000)
+    page.locator("#mhd-lab-train").click(timeout=30_000)
     page.wait_for_selector("#lab .result-head", timeout=120_000)
     assert page_fits(page), page.evaluate("document.documentElement.scrollWidth")
     assert page.locator("#lab .vaswani").count() == 0  # the paper's table would answer the quiz's question

@@ -54,7 +54,7 @@ def open_box(page) -> None:
         if not page.locator("#teacher details[open]").count():
             page.click("#teacher summary")
         try:
-            page.wait_for_selector("#teacher [data-act=open]", state="visible", timeout=5_000)
+            page.wait_for_selector("#teacher [data-act=open]", state="visible", timeout=10_000)
             return
         except PlaywrightTimeout:
             continue
