@@ -15,6 +15,7 @@ from dragon.text.analyser import MAX_CHARS, Analysis, analyse
 # readings kept (up to ≈100 KB each): every level's text in both languages (44), a class's own sandbox texts (40) and
 # a teacher's pack (12 levels, 24 texts) fit; the least recently read is dropped first
 READS_KEPT = 128
+HEADS_ALIKE = 1e-6  # the largest difference between two heads' attention weights that still counts as none (float32)
 
 @dataclass(frozen=True)
 class Reading:
@@ -33,6 +34,12 @@ class Reading:
     def head_sizes(self) -> torch.Tensor:
         """(h,) the norm of each head's part of the fused output: how much each head has to say here."""
         return self.parts.flatten(1).norm(dim=1)
+
+    @functools.cached_property
+    def heads_alike(self) -> bool:
+        """Whether all eight heads attend exactly alike here (a text of emoji or numbers alone, say, or one word):
+        nothing in it sets one head apart from another, so their eight maps are one and the same."""
+        return bool((self.weights - self.weights[:1]).abs().max() <= HEADS_ALIKE)
 
     def fused(self, gates: torch.Tensor) -> torch.Tensor:
         """(T, d) fused output for gates (h,): exactly linear in the gates (no bias), so Σ g_h · part_h."""

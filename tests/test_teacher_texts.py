@@ -1,9 +1,11 @@
 """A teacher's own texts in the sandbox and the teachers' box, as a teacher met them: the real model's word picker
 offers only words its own tokenizer gives (it's is it / ' / s there), a text longer than a reader takes is said in
-the page's language, an unreadable file too, a head spread thin over a paragraph is not "looking at itself", an even
-target is told apart instead of losing the poem's own head, and the box is there before any text is read."""
+the page's language, an unreadable file too, a text in which all eight heads attend alike is said to be one, a head
+spread thin over a paragraph is not "looking at itself", an even target is told apart instead of losing the poem's
+own head, and the box is there before any text is read."""
 
 import pytest
+import torch
 
 from dragon import api, game
 from dragon.config import HEADS
@@ -105,3 +107,17 @@ def test_the_repairs_figures_are_the_ones_the_opened_level_shows() -> None:
 def test_the_teachers_box_is_there_in_an_empty_sandbox(lang: str) -> None:
     out = sandbox.sandbox_page(lang, game.new_progress(), sandbox_state("", lang))
     assert out["teacher"]["body"] and 'data-act="open"' in out["teacher"]["body"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_text_that_sets_no_head_apart_is_said_to_and_a_sentence_is_not(lang: str) -> None:
+    """Emoji or numbers alone: the eight maps would be identical, with no word of why; the page says so, and what to
+    try. Its sentence is held against the real attention: said only where every head's weights are the first's."""
+    for text in ("😀😀😀 🎉", "123 456", "The cat sat on the mat.", "今天天气很好。"):
+        out = sandbox.read_text(sandbox_state("", lang), SAVED, [0.5] * 8, {"text": text, "tlang": "auto"})
+        weights = api.text_reading(text, "auto").weights
+        spread = float((weights - weights[:1]).abs().amax(dim=(1, 2)).max())  # the most any head differs from head 1
+        alike = text[0] in "😀1"
+        assert (spread == 0.0) if alike else (spread > 0.1), (text, spread)  # decided by a clear margin either way
+        assert (esc(t("sb_heads_alike", lang)) in str(out["top"])) == alike, text
+        assert torch.equal(weights[0], weights[-1]) == alike

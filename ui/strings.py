@@ -641,6 +641,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sb_explain": ("过关后的解释（可不填）", "Explanation shown after winning (optional)"),
     "sb_make": ("用这些滑杆做成一关", "Make a level from these sliders"),
     "sb_refused": ("这一关还不能做，原因：", "This level cannot be made yet:"),
+    "sb_heads_alike": ("八个头对这段文字的注意力完全一样，所以八张图一模一样：每个头寻找自己那一类联系（语法、指代、情感……），而这里没有任何东西让一个头和别的头不同。试试一句由几个中文或英文词组成的话。", "All eight heads attend to this text in exactly the same way, so their eight maps are identical: each head looks for its own kind of link (grammar, who refers to whom, feeling…), and nothing here sets one head apart from another. Try a sentence of several Chinese or English words."),
     "sb_empty": ("文字是空的：请输入一句中文或英文。", "The text is empty: type a sentence in Chinese or English."),
     "sb_words_title": ("真正训练过的模型：all-MiniLM-L6-v2 的 72 个头", "A real trained model: all-MiniLM-L6-v2's 72 heads"),
     "sb_word_label": ("看哪个词的那一行", "Whose row to show"),

@@ -120,6 +120,8 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
     g = gates or START_GATES
     if reading is None and text.strip():
         notice = " ".join(n for n in (notice, t("sb_empty", lang)) if n)
+    elif reading is not None and reading.heads_alike:  # emoji or numbers alone: eight identical maps, said why
+        notice = " ".join(n for n in (notice, t("sb_heads_alike", lang)) if n)
     top = sandbox_top(lang, progress, session, reading, notice, form_html(lang, text, tlang))
     out = {"session": session, "saved": game.save(progress), "top": top}
     out.update(hidden_parts())
