@@ -55,6 +55,17 @@ def test_a_level_from_a_text_the_dragon_cuts_is_refused_in_the_pages_language(la
     assert esc(t("why_long", lang, n=MAX_TOKENS)) in body and "text: the dragon reads" not in body
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_text_longer_than_the_dragon_reads_is_said_at_the_top(lang: str) -> None:
+    """Where the read button is, in view on a phone as on a projector (not under the maps), and only when it cut."""
+    text = " ".join(["The students read the book."] * 30)  # 180 tokens with the full stops
+    assert api.text_reading(text, "auto").analysis.truncated
+    for given, cut in ((text, True), (CONTRACTION, False)):
+        out = sandbox.read_text(sandbox_state("", lang), SAVED, [0.5] * 8, {"text": given, "tlang": "auto"})
+        said = esc(t("sb_cut", lang, tokens=MAX_TOKENS))
+        assert (said in str(out["top"])) == cut and said not in out["sandbox"]["body"]
+
+
 def test_a_paste_longer_than_the_box_says_it_was_cut() -> None:
     long = {"text": "今天天气很好。" * 300, "tlang": "auto"}
     out = sandbox.read_text(sandbox_state("", "zh"), SAVED, [0.5] * 8, long)

@@ -79,8 +79,6 @@ def body_html(lang: str, text: str, tlang: str, reading: Reading | None, message
     parts = []
     if reading is None:
         return ""
-    if reading.analysis.truncated:
-        parts.append(f'<p class="notice" role="status">{esc(t("sb_cut", lang, tokens=MAX_TOKENS))}</p>')
     parts.append(f'<div class="sb-top"><b>{esc(t("sb_top_title", lang))}</b>{views.top_words_html(reading, lang)}</div>')
     parts.append(crystal or crystal_form(lang, reading, text))
     parts.append(make_html(lang, message))
@@ -120,8 +118,11 @@ def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates:
     g = gates or START_GATES
     if reading is None and text.strip():
         notice = " ".join(n for n in (notice, t("sb_empty", lang)) if n)
-    elif reading is not None and reading.heads_alike:  # emoji or numbers alone: eight identical maps, said why
-        notice = " ".join(n for n in (notice, t("sb_heads_alike", lang)) if n)
+    elif reading is not None:  # said at the top, in view when the read button is pressed, on a phone too
+        said = [t("sb_cut", lang, tokens=MAX_TOKENS)] if reading.analysis.truncated else []
+        if reading.heads_alike:  # emoji or numbers alone: eight identical maps, and why
+            said.append(t("sb_heads_alike", lang))
+        notice = " ".join(n for n in (notice, *said) if n)
     top = sandbox_top(lang, progress, session, reading, notice, form_html(lang, text, tlang))
     out = {"session": session, "saved": game.save(progress), "top": top}
     out.update(hidden_parts())
