@@ -80,11 +80,13 @@ def _descendants_cpu() -> float:
     return sum(_LAST.values())
 
 
-def _own_cpu() -> float:
+def _own_cpu(browser: bool) -> float:
     """CPU seconds of this worker, all its threads (the app it serves in-process included), and of its ended children
-    it waited for (apps a test started and stopped)."""
-    own, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime
+    it waited for (apps a test started and stopped); not for a browser test, whose processes are read while they run
+    (_descendants_cpu): Playwright's driver, waited for when Chromium stops, would bring all of theirs a second time."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN) if not browser else None
+    return own.ru_utime + own.ru_stime + (ended.ru_utime + ended.ru_stime if ended else 0.0)
 
 
 def _count_browser_calls() -> None:
@@ -124,10 +126,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     _note_trainings()
     browser = "browser" in getattr(item, "fixturenames", ())  # its Chromium runs under this worker
     before, trained, t0 = dict(_COUNTS), len(_TRAINED), time.perf_counter()
-    own0, under0 = _own_cpu(), _descendants_cpu() if browser else 0.0
+    own0, under0 = _own_cpu(browser), _descendants_cpu() if browser else 0.0
     yield
     note = {"id": item.nodeid, "wall": time.perf_counter() - t0, "browser": browser,
-            "cpu_worker": _own_cpu() - own0, "cpu_under": _descendants_cpu() - under0 if browser else 0.0,
+            "cpu_worker": _own_cpu(browser) - own0, "cpu_under": _descendants_cpu() - under0 if browser else 0.0,
             "trained": _TRAINED[trained:],
             **{k: _COUNTS[k] - before.get(k, 0) for k in ("loads", "new_pages", "screenshots")}}
     with open(os.environ[NOTES], "a", encoding="utf-8") as f:
