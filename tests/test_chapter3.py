@@ -547,6 +547,9 @@ def test_line_chart_labels_sit_after_a_swatch_of_their_line() -> None:
         assert re.search(rf'<line [^>]*stroke="{colour}"[^>]*class="swatch"', svg)
     x = float(re.search(rf'<text x="([\d.]+)"[^>]*class="line-label">{long_name}<', svg).group(1))
     assert x + len(long_name) * 14 * 0.62 <= W  # the longest label fits inside the chart
+    edge = max(float(c) + 5 for c in re.findall(r'<circle cx="([\d.]+)"', svg))  # the last point's right side (r 5)
+    starts = [float(v) for v in re.findall(r'<line x1="([\d.]+)"[^>]*class="swatch"', svg)]
+    assert starts and min(starts) >= edge + 3  # a swatch never touches the point at the line's end
 
 
 def test_tick_labels_print_a_length_as_the_sentences_do() -> None:

@@ -11,7 +11,8 @@ if TYPE_CHECKING:
 W, H = 640.0, 340.0  # the chart's own units; drawn at this size in px (it shrinks to fit a narrow screen)
 LEFT, RIGHT, TOP, BOTTOM = 78.0, 118.0, 34.0, 58.0  # margins: y tick labels, line-end labels, title, x axis
 FONT = 14.0
-SWATCH = 31.0  # a line label starts this far right of the plot, after a short swatch of its line
+SWATCH = 35.0  # a line label starts this far right of the plot, after a short swatch of its line …
+SWATCH_GAP = 10.0  # … which starts this far right of it: clear of a point drawn at the plot's right edge (r 5)
 DASHES = ("", "7 4", "2 4", "10 3 2 3", "4 2")  # colour is never the only cue: each line has its own dash
 
 
@@ -149,7 +150,8 @@ def line_chart(
         ends[i][0] = min(ends[i][0], bottom - (len(ends) - 1 - i) * gap)
     for yy, name, colour, dash_attr in ends:  # each label after a swatch of its line: its colour and its dash
         parts.append(
-            f'<line x1="{LEFT + pw + 5}" x2="{LEFT + pw + 27}" y1="{yy:.1f}" y2="{yy:.1f}" stroke="{colour}" '
+            f'<line x1="{LEFT + pw + SWATCH_GAP}" x2="{LEFT + pw + SWATCH - 4}" y1="{yy:.1f}" y2="{yy:.1f}" '
+            f'stroke="{colour}" '
             f'stroke-width="4"{dash_attr} class="swatch"/>'
             f'<text x="{LEFT + pw + SWATCH}" y="{yy:.1f}" dominant-baseline="central" '
             f'font-size="{FONT}" font-weight="700" class="line-label">{esc(name)}</text>'
