@@ -132,3 +132,28 @@ def test_a_text_that_sets_no_head_apart_is_said_to_and_a_sentence_is_not(lang: s
         assert (spread == 0.0) if alike else (spread > 0.1), (text, spread)  # decided by a clear margin either way
         assert (esc(t("sb_heads_alike", lang)) in str(out["top"])) == alike, text
         assert torch.equal(weights[0], weights[-1]) == alike
+
+
+def test_a_map_says_its_words_look_at_themselves_only_where_one_does() -> None:
+    """Emoji alone: every row of every head gives its words crumbs (the rest rests on the sink), yet the captions said
+    "each word looks only at itself". Now that is said only where some word gives itself a link's share of its row;
+    elsewhere the map says "nothing to say", as its title defines a dark row. Held on every level text too."""
+    from dragon.levels.claims import SELF_SHARE
+    from dragon.levels.loader import load_levels
+
+    readings = [api.level_reading(lv, lang) for c in load_levels() for lv in c.levels if lv.sliders
+                for lang in ("zh", "en")]
+    readings += [api.text_reading(x, "auto") for x in ("😀😀😀 🎉", "123 456", "hello", "The cat sat on the mat.")]
+    said_self = 0
+    for reading in readings:
+        for i in range(len(HEADS)):
+            own = float(reading.weights[i, 1:, 1:].diagonal().max())  # the most any word gives itself
+            caption = views.map_caption(reading, i, "en")
+            if caption == t("looks_self", "en"):
+                said_self += 1
+                assert own >= SELF_SHARE, (reading.tokens[:5], HEADS[i], own)
+    assert said_self >= 4  # the caption is still said where it is true
+    emoji = api.text_reading("😀😀😀 🎉", "auto")
+    assert float(emoji.weights[:, 1:, 1:].sum(dim=-1).max()) < 0.05  # every row: crumbs to the words
+    assert [views.map_caption(emoji, i, lang) for i in range(len(HEADS)) for lang in ("zh", "en")] == [
+        t("silent", lang) for _ in HEADS for lang in ("zh", "en")]

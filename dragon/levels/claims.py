@@ -20,6 +20,8 @@ ROW_SHARE = 0.5
 LINK_MASS = 0.25
 # A head "has nothing to say" when its part of the fused output is under this share of the loudest head's.
 SILENT = 0.05
+# A head's words "look at themselves" when some row gives its own word at least this share (a link's, LINK_MASS).
+SELF_SHARE = 0.25
 # A head the target weights at least this much must speak in that language (else its slider is a dead weight).
 MUST_SPEAK = 0.2
 CLAIM_FIELDS = ("head", "words", "silent", "from", "alone")
@@ -108,6 +110,14 @@ def attention_shares(reading: Reading) -> torch.Tensor:
     received = between_words(reading).sum(dim=1)  # (h, T): received from the other words
     total = received.sum(dim=1, keepdim=True)
     return torch.where(total > 1e-9, received / total.clamp_min(1e-9), torch.zeros_like(received))
+
+
+def looks_at_itself(reading: Reading, head: str) -> bool:
+    """Whether some word of `head` does look at itself, with at least SELF_SHARE of its row (as links_words asks of
+    a link); where none does, what the words give each other and themselves is crumbs and the rest of every row
+    rests on the sink: nothing to say."""
+    w = reading.weights[HEADS.index(head), 1:, 1:]
+    return float(w.diagonal().max()) >= SELF_SHARE
 
 
 def link_mass(reading: Reading) -> torch.Tensor:

@@ -8,7 +8,7 @@ from dragon import api, chapter1, game
 from dragon.chapter1 import LOOKS_AT, compare_heads
 from dragon.config import HEADS
 from dragon.engine import Reading
-from dragon.levels.claims import FOUND_SHARE, links_words, loudness, top_words
+from dragon.levels.claims import FOUND_SHARE, links_words, looks_at_itself, loudness, top_words
 from dragon.levels.level import PANEL
 from dragon.levels.loader import Level, all_levels, get_level, load_levels
 from ui.session import level_after
@@ -209,14 +209,16 @@ SHOWN_WORDS = 5  # a map's caption names at most this many words, then how many 
 
 
 def caption_text(found: list[tuple[str, float]], silent: bool, lang: str, more: bool = True,
-                 links: bool = False) -> str:
-    """Where a head looks most, in words: nothing to say, each word looking only at itself, spread over many words
-    (`links`: it does link words, but none gets a finding's share), or its top words with their shares (`found`:
-    claims.top_words), "(+n)" after the first SHOWN_WORDS when `more`."""
+                 links: bool = False, itself: bool = True) -> str:
+    """Where a head looks most, in words: nothing to say, each word looking only at itself (`itself`:
+    claims.looks_at_itself; where the words do not, their rows rest on the sink: nothing to say), spread over many
+    words (`links`: it does link words, but none gets a finding's share), or its top words with their shares
+    (`found`: claims.top_words), "(+n)" after the first SHOWN_WORDS when `more`."""
     if silent:
         return t("silent", lang)
     if not found:
-        return t("looks_spread", lang, share=f"{FOUND_SHARE:g}") if links else t("looks_self", lang)
+        return (t("looks_spread", lang, share=f"{FOUND_SHARE:g}") if links
+                else t("looks_self", lang) if itself else t("silent", lang))
     rest = f" (+{len(found) - SHOWN_WORDS})" if more and len(found) > SHOWN_WORDS else ""
     return "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:SHOWN_WORDS]) + rest
 
@@ -224,7 +226,7 @@ def caption_text(found: list[tuple[str, float]], silent: bool, lang: str, more: 
 def map_caption(reading: Reading, i: int, lang: str) -> str:
     """Head i's map caption, as the page's maps show it (the worksheet and the PNG say the same)."""
     return caption_text(top_words(reading, HEADS[i]), HEADS[i] in api.silent_heads(reading), lang,
-                        links=links_words(reading, HEADS[i]))
+                        links=links_words(reading, HEADS[i]), itself=looks_at_itself(reading, HEADS[i]))
 
 
 def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
@@ -235,7 +237,8 @@ def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
     for i, head in enumerate(HEADS):
         label = head_label(i, lang)
         found = [] if head in silent else top_words(reading, head)  # the words a claim could name, with their shares
-        caption = caption_text(found, head in silent, lang, links=links_words(reading, head))
+        caption = caption_text(found, head in silent, lang, links=links_words(reading, head),
+                               itself=looks_at_itself(reading, head))
         # "⑤ 时序头 → 昨天 0.62, 正在 0.31": the caption's numbers; a head that names no word says why instead
         alt = f"{label} → {shares_text(found)}" if found else t("map_alt_silent", lang, name=label, caption=caption)
         tiles.append(
@@ -375,7 +378,8 @@ def top_words_html(reading: Reading, lang: str) -> str:
     silent = set(api.silent_heads(reading))
     items = []
     for i, head in enumerate(HEADS):
-        said = caption_text(top_words(reading, head), head in silent, lang, more=False, links=links_words(reading, head))
+        said = caption_text(top_words(reading, head), head in silent, lang, more=False, links=links_words(reading, head),
+                            itself=looks_at_itself(reading, head))
         items.append(
             f'<li data-head="{head}"><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
             f"<b>{esc(head_label(i, lang))}</b> {esc(said)}</li>"
@@ -393,7 +397,8 @@ def made_why(level: Level, lang: str) -> str:
             break
         words = top_words(reading, HEADS[i], 3)
         said = (SEP[lang].join(f"{w} {v:.2f}" for w, v in words) if words
-                else caption_text([], False, lang, links=links_words(reading, HEADS[i])))
+                else caption_text([], False, lang, links=links_words(reading, HEADS[i]),
+                                  itself=looks_at_itself(reading, HEADS[i])))
         found.append(f"{head_label(i, lang)} {target[i]:g} → {said}")
     line = t("tl_why", lang) + ("" if lang == "zh" else " ") + t("tl_why_heads", lang, found="；".join(found) if lang == "zh" else "; ".join(found))
     return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(line)}</div>'
