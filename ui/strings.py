@@ -630,7 +630,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sb_model_long": ("真正的模型最多读 {most} 个词（标点也算）和 {pieces} 个词片；这段文字有 {n} 个词、{p} 个词片：缩短它，才能看它的 72 个头。", "The real model reads at most {most} words (punctuation counts) and {pieces} word pieces; this text has {n} words and {p} pieces: shorten it to see its 72 heads."),
     "why_long": ("文字太长：龙最多读 {n} 个词，这段文字更长——请缩短（修不了：文字是你的）。", "The text is too long: the dragon reads at most {n} tokens and this one has more; shorten it (no repair changes your text)."),
     "tb_unreadable": ("文件读不成 YAML 或 JSON：读到第 {line} 行第 {col} 列时出了错（错处常在它前面：括号或引号没有配对）。", "The file cannot be read as YAML or JSON: the reader stopped at line {line}, column {col} (the mistake is often just before it: a bracket or a quote left open)."),
-    "sb_cut": ("这段文字超过 {tokens} 个词，后面的部分没有读。", "This text has more than {tokens} tokens: the rest was not read."),
     "sb_top_title": ("每个头最关注的词（在其他词那里得到的注意力分量）", "Each head's most-attended words (their share of the attention between different words)"),
     "sb_make_title": ("把它做成一关", "Make a level of it"),
     "sb_make_help": ("现在滑杆的位置就是这一关的目标。做出来的关卡要先通过和正式关卡一样的检查（不能太容易、不能靠运气）。", "The sliders as they are now become the level's target. The level must pass the same checks as the game's own levels (not too easy, not decided by luck)."),

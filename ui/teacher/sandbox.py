@@ -43,8 +43,9 @@ def reading_of(text: str, tlang: str) -> Reading | None:
         return None
 
 
-def form_html(lang: str, text: str, tlang: str) -> str:
-    """The text box, its language and the read button, with the cap said."""
+def form_html(lang: str, text: str, tlang: str, said: str = "") -> str:
+    """The text box, its language and the read button, with the cap said, and under the button what the reading met
+    (`said`: the text cut, empty, or setting no head apart), in view where the button was pressed, on a phone too."""
     options = "".join(
         f'<option value="{v}"{" selected" if v == tlang else ""}>{esc(t(key, lang))}</option>'
         for v, key in zip(SANDBOX_LANGS, ("sb_auto", "sb_lang_zh", "sb_lang_en"), strict=True)
@@ -54,6 +55,7 @@ def form_html(lang: str, text: str, tlang: str) -> str:
         f'<textarea id="mhd-sb-text" data-field="text" rows="3" maxlength="{4 * MAX_SANDBOX_CHARS}">{esc(text)}</textarea>'
         f'<div class="sb-row"><label>{esc(t("sb_lang_label", lang))} <select data-field="tlang">{options}</select></label>'
         f'<button type="button" class="btn primary" data-act="read" id="mhd-sb-read">{esc(t("sb_read", lang))}</button></div>'
+        + (f'<p class="notice sb-said" role="status">{esc(said)}</p>' if said else "") +
         f'<p class="note">{esc(t("sb_cap", lang, chars=MAX_SANDBOX_CHARS, tokens=MAX_TOKENS))}</p></div>'
     )
 
@@ -110,20 +112,22 @@ def crystal_form(lang: str, reading: Reading, text: str) -> str:
 
 
 def sandbox_page(lang: str, progress: dict, keep: dict, notice: str = "", gates: list[float] | None = None,
-                 message: str = "") -> dict:
-    """The whole page in the sandbox (keep: what the session carries; its text and language are the sandbox's)."""
+                 message: str = "", said: str = "") -> dict:
+    """The whole page in the sandbox (keep: what the session carries; its text and language are the sandbox's):
+    `notice` at the page's top, `said` under the read button with what the reading itself met."""
     session = {**keep, "level": SANDBOX, "lang": lang}
     text, tlang = session.get("text", ""), session.get("tlang", "auto")
     reading = reading_of(text, tlang)
     g = gates or START_GATES
+    met = [said]
     if reading is None and text.strip():
-        notice = " ".join(n for n in (notice, t("sb_empty", lang)) if n)
-    elif reading is not None:  # said at the top, in view when the read button is pressed, on a phone too
-        said = [t("sb_cut", lang, tokens=MAX_TOKENS)] if reading.analysis.truncated else []
+        met.append(t("sb_empty", lang))
+    elif reading is not None:
+        if reading.analysis.truncated:  # as the token line's end says it, far down a phone's screen after 128 tokens
+            met.append(t("truncated", lang, n=MAX_TOKENS))
         if reading.heads_alike:  # emoji or numbers alone: eight identical maps, and why
-            said.append(t("sb_heads_alike", lang))
-        notice = " ".join(n for n in (notice, *said) if n)
-    top = sandbox_top(lang, progress, session, reading, notice, form_html(lang, text, tlang))
+            met.append(t("sb_heads_alike", lang))
+    top = sandbox_top(lang, progress, session, reading, notice, form_html(lang, text, tlang, " ".join(m for m in met if m)))
     out = {"session": session, "saved": game.save(progress), "top": top}
     out.update(hidden_parts())
     out["sandbox"] = {"body": body_html(lang, text, tlang, reading, message), "label": esc(t("sb_title", lang)),
@@ -154,9 +158,9 @@ def read_text(state: State, saved: Saved, gates: Gates, data: EventData) -> dict
     tlang = data.get("tlang") if data.get("tlang") in SANDBOX_LANGS else "auto"
     keep = {**carried(session), "text": text.strip()[:MAX_SANDBOX_CHARS], "tlang": tlang}
     cut = len(text.strip()) > MAX_SANDBOX_CHARS
-    notice = (t("sb_cut_chars", session["lang"], chars=MAX_SANDBOX_CHARS) if cut
-              else "" if text.strip() else t("sb_empty", session["lang"]))
-    return sandbox_page(session["lang"], game.load(saved).progress, keep, notice, gates=_gates(gates))
+    said = (t("sb_cut_chars", session["lang"], chars=MAX_SANDBOX_CHARS) if cut
+            else "" if text.strip() else t("sb_empty", session["lang"]))
+    return sandbox_page(session["lang"], game.load(saved).progress, keep, gates=_gates(gates), said=said)
 
 
 def make_level(state: State, saved: Saved, gates: Gates, data: EventData) -> dict:
