@@ -242,6 +242,30 @@ def test_a_damaged_share_link_says_why_and_opens_the_game(open_any):
     assert "cannot be opened" in notice and "damaged" in notice
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_long_paste_is_cut_in_the_box_too_and_said_by_the_read_button(open_any, size):
+    """The box showed all 980 characters typed while the note said only 800 were read (its markup is patched, and a
+    box typed in keeps its own value): once read it holds what was read. What the reading met is said under the
+    button, in view where it was pressed, even on a phone scrolled down to the box."""
+    from ui.session import MAX_SANDBOX_CHARS
+
+    page = open_any("sandbox=1&lang=en", size)
+    page.fill("#mhd-sb-text", "The cat sat on the mat.")
+    page.click("#mhd-sb-read")
+    page.wait_for_selector("#maps svg.attn-map")
+    for text in ("The students read the book. " * 35, "今天天气很好。" * 140):  # 980 characters each
+        page.locator("#mhd-sb-text").evaluate("e => e.scrollIntoView({block: 'start'})")  # the top notice above
+        page.fill("#mhd-sb-text", text)
+        page.click("#mhd-sb-read")
+        page.wait_for_function("(n) => document.querySelector('#mhd-sb-text').value.length === n",
+                               arg=MAX_SANDBOX_CHARS)
+        assert page.locator("#mhd-sb-text").input_value() == text.strip()[:MAX_SANDBOX_CHARS]
+        said = page.locator("#top .sb-said")
+        assert t("sb_cut_chars", "en", chars=MAX_SANDBOX_CHARS) in said.inner_text()
+        assert in_view(page, "#top .sb-said"), said.bounding_box()
+    shot(page, f"sandbox-long-paste-{size}")
+
+
 def test_hostile_text_in_the_sandbox_is_shown_as_text(open_any):
     hostile = "<img src=x onerror=alert(1)> ${document.title} hello world"
     page = open_any(f"sandbox=1&lang=en&text={urllib.parse.quote(hostile)}")

@@ -28,12 +28,21 @@ element.addEventListener("change", (event) => {
 });
 
 // The sandbox's text box sits in the top: its button sends the text to be read ('read', with the sliders on screen).
+let reading = false;
 function readText() {
   const box = element.querySelector("#mhd-sb-text");
   const lang = element.querySelector('[data-field="tlang"]');
   document.dispatchEvent(new Event("mhd-sync"));
+  reading = true;
   trigger("read", { text: box ? box.value : "", tlang: lang ? lang.value : "auto" });
 }
+// ... and once read, the box holds what the dragon read (cut at 800 characters, as the note under the button says):
+// the answer patches the box's markup, and a box typed in would keep its own longer value over it.
+watch("story", () => {
+  const box = element.querySelector("#mhd-sb-text");
+  if (reading && box && box.value !== box.defaultValue) box.value = box.defaultValue;
+  reading = false;
+});
 element.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && event.target.id === "mhd-sb-text") {
     event.preventDefault();
