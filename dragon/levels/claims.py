@@ -20,8 +20,8 @@ ROW_SHARE = 0.5
 LINK_MASS = 0.25
 # A head "has nothing to say" when its part of the fused output is under this share of the loudest head's.
 SILENT = 0.05
-# A head's words "look at themselves" when some row gives its own word at least this share (a link's, LINK_MASS).
-SELF_SHARE = 0.25
+# A head's words "look at themselves" when some row gives its own word at least this share: a link's.
+SELF_SHARE = LINK_MASS
 # A head the target weights at least this much must speak in that language (else its slider is a dead weight).
 MUST_SPEAK = 0.2
 CLAIM_FIELDS = ("head", "words", "silent", "from", "alone")

@@ -1,6 +1,7 @@
 """Views of a level for one player: pure functions from (level, language, gates, progress) to HTML strings."""
 
 import functools
+from collections.abc import Collection
 
 import numpy as np
 
@@ -223,10 +224,17 @@ def caption_text(found: list[tuple[str, float]], silent: bool, lang: str, more: 
     return "→ " + SEP[lang].join(f"{w} {v:.2f}" for w, v in found[:SHOWN_WORDS]) + rest
 
 
+def head_caption(reading: Reading, head: str, lang: str, silent: Collection[str], found: list | None = None,
+                 more: bool = True) -> str:
+    """caption_text for `head` on this reading: its top words (or `found`), whether it is one of `silent`, whether it
+    links words and whether its words look at themselves, all read off the reading."""
+    return caption_text(top_words(reading, head) if found is None else found, head in silent, lang, more,
+                        links=links_words(reading, head), itself=looks_at_itself(reading, head))
+
+
 def map_caption(reading: Reading, i: int, lang: str) -> str:
     """Head i's map caption, as the page's maps show it (the worksheet and the PNG say the same)."""
-    return caption_text(top_words(reading, HEADS[i]), HEADS[i] in api.silent_heads(reading), lang,
-                        links=links_words(reading, HEADS[i]), itself=looks_at_itself(reading, HEADS[i]))
+    return head_caption(reading, HEADS[i], lang, api.silent_heads(reading))
 
 
 def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
@@ -237,8 +245,7 @@ def maps_html(reading: Reading, lang: str, scored: bool = True) -> str:
     for i, head in enumerate(HEADS):
         label = head_label(i, lang)
         found = [] if head in silent else top_words(reading, head)  # the words a claim could name, with their shares
-        caption = caption_text(found, head in silent, lang, links=links_words(reading, head),
-                               itself=looks_at_itself(reading, head))
+        caption = head_caption(reading, head, lang, silent, found)
         # "⑤ 时序头 → 昨天 0.62, 正在 0.31": the caption's numbers; a head that names no word says why instead
         alt = f"{label} → {shares_text(found)}" if found else t("map_alt_silent", lang, name=label, caption=caption)
         tiles.append(
@@ -378,8 +385,7 @@ def top_words_html(reading: Reading, lang: str) -> str:
     silent = set(api.silent_heads(reading))
     items = []
     for i, head in enumerate(HEADS):
-        said = caption_text(top_words(reading, head), head in silent, lang, more=False, links=links_words(reading, head),
-                            itself=looks_at_itself(reading, head))
+        said = head_caption(reading, head, lang, silent, more=False)
         items.append(
             f'<li data-head="{head}"><span class="swatch" style="background:{HEAD_COLORS[head]}"></span>'
             f"<b>{esc(head_label(i, lang))}</b> {esc(said)}</li>"
@@ -397,8 +403,7 @@ def made_why(level: Level, lang: str) -> str:
             break
         words = top_words(reading, HEADS[i], 3)
         said = (SEP[lang].join(f"{w} {v:.2f}" for w, v in words) if words
-                else caption_text([], False, lang, links=links_words(reading, HEADS[i]),
-                                  itself=looks_at_itself(reading, HEADS[i])))
+                else head_caption(reading, HEADS[i], lang, (), found=[]))
         found.append(f"{head_label(i, lang)} {target[i]:g} → {said}")
     line = t("tl_why", lang) + ("" if lang == "zh" else " ") + t("tl_why_heads", lang, found="；".join(found) if lang == "zh" else "; ".join(found))
     return f'<div class="why"><b>{esc(t("why_title", lang))}</b> {esc(line)}</div>'
